@@ -1,0 +1,61 @@
+// The warehouse compatibility door (/api/v1/warehouse/...): authentication with
+// `Authorization: Bearer` or `X-Authorization`, returns_read for GET and
+// returns_write for POST, the 300/min rate limit, and the other platform's error
+// bodies. Routes map its shapes to GraphQL operations (src/compat/routes/*).
+import { authenticate, authorizeScopes, isAuthFailure, readSecret } from '../auth/authenticate.ts';
+import { consumeRateLimit } from '../auth/rateLimit.ts';
+import { header, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
+import { RouteTable } from '../routeTable.ts';
+import { createContext } from '../schema/context.ts';
+import type { AppDeps } from '../server.ts';
+import { compatError } from './errors.ts';
+import { compatRoutes } from './routes/index.ts';
+
+export const COMPAT_PREFIX = '/api/v1/warehouse';
+
+export function createCompatDoor(deps: AppDeps): Door {
+  const { db, logger, config } = deps;
+  const table = new RouteTable(compatRoutes);
+
+  async function handle(request: DoorRequest): Promise<DoorResponse> {
+    const path = request.url.pathname.slice(COMPAT_PREFIX.length) || '/';
+    const matched = table.match(request.method, path);
+    if (!matched) return compatError(404, `no route for ${request.method} ${request.url.pathname}`);
+    if ('allowed' in matched) {
+      return compatError(405, `${request.method} is not allowed on ${request.url.pathname}`, {
+        allow: [...new Set(matched.allowed)].join(', '),
+      });
+    }
+    const { route, params } = matched;
+    const bearer = header(request, 'authorization');
+    const secret = bearer !== undefined ? readSecret(bearer) : readSecret(header(request, 'x-authorization'), { allowBare: true });
+    const auth = await authenticate(db.prisma, secret);
+    if (isAuthFailure(auth)) return compatError(401, auth.message);
+    const scopeDenied = authorizeScopes(auth, route.scopes);
+    if (scopeDenied) return compatError(403, scopeDenied.message);
+
+    const rate = await consumeRateLimit(db.prisma, auth.client.id, 'compat', config.rateLimits.compat);
+    if (!rate.allowed) {
+      return compatError(429, `rate limit of ${rate.limit} requests per minute exceeded`, { 'retry-after': String(rate.retryAfter) });
+    }
+    const body = parseJsonBody(request);
+    if (!body.ok) return compatError(422, body.message);
+
+    const ctx = createContext({ db, auth, door: 'compat', logger, requestId: request.requestId });
+    return route.handle({
+      request,
+      params,
+      query: request.url.searchParams,
+      body: body.value,
+      ctx,
+      instance: request.url.pathname + request.url.search,
+    });
+  }
+
+  return {
+    name: 'compat',
+    matches: (pathname) => pathname === COMPAT_PREFIX || pathname.startsWith(`${COMPAT_PREFIX}/`),
+    reject: (status, message) => compatError(status === 400 ? 422 : status, message),
+    handle,
+  };
+}

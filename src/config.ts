@@ -1,0 +1,62 @@
+// Environment -> typed configuration, validated once at start-up.
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  migrateOnStart: boolean;
+  seedWhenEmpty: boolean;
+  logLevel: LogLevel;
+  webhooksAllowLoopback: boolean;
+  webhookDispatcher: boolean;
+  /** Key that signs REST and GraphQL pagination cursors. */
+  cursorSecret: string;
+  rateLimits: { rest: number; compat: number };
+}
+
+export const DEFAULT_DATABASE_URL = 'pglite:./data/pglite';
+
+export class ConfigError extends Error {}
+
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of debug, info, warn, error, silent, got "${env.LOG_LEVEL}"`);
+  }
+  return {
+    port: int(env, 'PORT', 4000, 0, 65535),
+    host: env.HOST ?? '127.0.0.1',
+    databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    migrateOnStart: bool(env, 'MIGRATE_ON_START', true),
+    seedWhenEmpty: bool(env, 'SEED_WHEN_EMPTY', true),
+    logLevel,
+    webhooksAllowLoopback: bool(env, 'WEBHOOKS_ALLOW_LOOPBACK', false),
+    webhookDispatcher: bool(env, 'WEBHOOK_DISPATCHER', true),
+    // A fixed development default keeps cursors valid across restarts; production sets its own.
+    cursorSecret: env.CURSOR_SECRET || 'development-cursor-secret',
+    rateLimits: {
+      rest: int(env, 'RATE_LIMIT_REST_PER_MINUTE', 1200, 1, 1_000_000),
+      compat: int(env, 'RATE_LIMIT_COMPAT_PER_MINUTE', 300, 1, 1_000_000),
+    },
+  };
+}

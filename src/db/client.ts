@@ -1,0 +1,153 @@
+// Opens the database named by DATABASE_URL and hands back a Prisma client plus a
+// raw SQL channel (migrations, row locks). One rule for the server, the CLI and tests:
+//   pglite:memory:       in-process PGlite held in memory
+//   pglite:<directory>   in-process PGlite on disk, shared with other processes through
+//                        a local socket while one process (the server) owns it
+//   postgresql://...     PostgreSQL through @prisma/adapter-pg
+import pg from 'pg';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from '../generated/prisma/client.ts';
+import { openEmbedded, type EmbeddedHandle } from './embedded.ts';
+
+export type DatabaseKind = 'pglite' | 'postgresql';
+
+/** Plain SQL access that does not go through Prisma's query engine. */
+export interface SqlChannel {
+  /** Runs a script of one or more statements without parameters. */
+  exec(script: string): Promise<void>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface Database {
+  kind: DatabaseKind;
+  url: string;
+  prisma: PrismaClient;
+  sql: SqlChannel;
+  /** Runs fn on one connection (session state such as advisory locks stays put). */
+  session<T>(fn: (sql: SqlChannel) => Promise<T>): Promise<T>;
+  /** True when queries are serialised through one connection (PGlite). */
+  singleConnection: boolean;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Serve an owned PGlite directory on a local socket so other processes can use it. */
+  shareEmbedded?: boolean;
+  /** Pool size for PostgreSQL. */
+  poolSize?: number;
+  /** Start an in-memory PGlite from a dump made by `dumpDataDir` (test templates). */
+  loadDataDir?: Blob;
+}
+
+export class DatabaseUrlError extends Error {}
+
+export function describeUrl(url: string): { kind: DatabaseKind; target: string } {
+  if (url.startsWith('pglite:')) return { kind: 'pglite', target: url.slice('pglite:'.length) };
+  if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgresql', target: url };
+  throw new DatabaseUrlError(
+    `DATABASE_URL must be "pglite:<directory>", "pglite:memory:" or "postgresql://...", got "${url}"`,
+  );
+}
+
+export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
+  const { kind, target } = describeUrl(url);
+  if (kind === 'postgresql') return openPostgres(url, target, options.poolSize ?? 10);
+  if (target === 'memory:' || target === '') {
+    const pglite = new PGlite({ loadDataDir: options.loadDataDir });
+    await pglite.waitReady;
+    return fromPGlite(url, pglite, async () => pglite.close());
+  }
+  const embedded = await openEmbedded(target, { share: options.shareEmbedded ?? false });
+  return fromEmbedded(url, embedded);
+}
+
+function pgChannel(client: pg.Pool | pg.PoolClient): SqlChannel {
+  return {
+    async exec(script) {
+      await client.query(script);
+    },
+    async query<T>(sql: string, params: unknown[] = []) {
+      const result = await client.query(sql, params);
+      return result.rows as T[];
+    },
+  };
+}
+
+function pgSession(pool: pg.Pool) {
+  return async <T>(fn: (sql: SqlChannel) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    try {
+      return await fn(pgChannel(client));
+    } finally {
+      client.release();
+    }
+  };
+}
+
+async function openPostgres(url: string, connectionString: string, max: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString, max });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    kind: 'postgresql',
+    url,
+    prisma,
+    sql: pgChannel(pool),
+    session: pgSession(pool),
+    singleConnection: false,
+    async close() {
+      await prisma.$disconnect();
+      await pool.end().catch(() => undefined);
+    },
+  };
+}
+
+export function pgliteChannel(pglite: PGlite): SqlChannel {
+  return {
+    async exec(script) {
+      await pglite.exec(script);
+    },
+    async query<T>(text: string, params: unknown[] = []) {
+      const result = await pglite.query<T>(text, params);
+      return result.rows;
+    },
+  };
+}
+
+function fromPGlite(url: string, pglite: PGlite, close: () => Promise<void>): Database {
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const sql = pgliteChannel(pglite);
+  return {
+    kind: 'pglite',
+    url,
+    prisma,
+    singleConnection: true,
+    sql,
+    session: (fn) => fn(sql),
+    async close() {
+      await prisma.$disconnect();
+      // PGlite keeps the process alive until it is closed explicitly.
+      await close();
+    },
+  };
+}
+
+function fromEmbedded(url: string, embedded: EmbeddedHandle): Database {
+  if (embedded.mode === 'owner') return fromPGlite(url, embedded.pglite, embedded.close);
+  // Another process owns the directory: talk to it over its socket, one connection.
+  const pool = new pg.Pool({ host: embedded.socketDir, user: 'postgres', database: 'postgres', max: 1 });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    kind: 'pglite',
+    url,
+    prisma,
+    singleConnection: true,
+    sql: pgChannel(pool),
+    session: pgSession(pool),
+    async close() {
+      await prisma.$disconnect();
+      await pool.end().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,105 @@
+// PGlite allows one process per data directory. The first process to take the lock
+// file owns the directory; when it is the server it also serves the database on a
+// Unix socket, and later processes (the CLI while the server runs) connect there
+// instead of opening the directory a second time.
+import fs from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+export type EmbeddedHandle =
+  | { mode: 'owner'; pglite: PGlite; close(): Promise<void> }
+  | { mode: 'client'; socketDir: string };
+
+interface LockContent {
+  pid: number;
+  /** Directory holding `.s.PGSQL.5432` while the owner serves the database. */
+  socketDir?: string;
+}
+
+export class EmbeddedDatabaseBusyError extends Error {}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readLock(lockPath: string): LockContent | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(lockPath, 'utf8')) as LockContent;
+  } catch {
+    return undefined;
+  }
+}
+
+function tryTakeLock(lockPath: string): boolean {
+  try {
+    fs.writeFileSync(lockPath, JSON.stringify({ pid: process.pid } satisfies LockContent), { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+export async function openEmbedded(directory: string, options: { share: boolean }): Promise<EmbeddedHandle> {
+  const dataDir = path.resolve(directory);
+  const lockPath = `${dataDir}.lock`;
+  fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+
+  // A lock left by a dead process is stale; remove it and try again (bounded).
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (tryTakeLock(lockPath)) return own(dataDir, lockPath, options.share);
+    const lock = readLock(lockPath);
+    if (lock && processAlive(lock.pid)) {
+      if (lock.socketDir && fs.existsSync(path.join(lock.socketDir, '.s.PGSQL.5432'))) {
+        return { mode: 'client', socketDir: lock.socketDir };
+      }
+      throw new EmbeddedDatabaseBusyError(
+        `the embedded database ${dataDir} is open in process ${lock.pid} without a socket; stop that process or use PostgreSQL`,
+      );
+    }
+    fs.rmSync(lockPath, { force: true });
+  }
+  throw new EmbeddedDatabaseBusyError(`could not take the lock ${lockPath}`);
+}
+
+async function own(dataDir: string, lockPath: string, share: boolean): Promise<EmbeddedHandle> {
+  let pglite: PGlite | undefined;
+  let socketServer: PGLiteSocketServer | undefined;
+  const socketDir = `${dataDir}.socket`;
+  const release = () => {
+    const lock = readLock(lockPath);
+    if (lock?.pid === process.pid) fs.rmSync(lockPath, { force: true });
+  };
+  try {
+    pglite = new PGlite(dataDir);
+    await pglite.waitReady;
+    if (share) {
+      fs.rmSync(socketDir, { recursive: true, force: true });
+      fs.mkdirSync(socketDir, { recursive: true, mode: 0o700 });
+      socketServer = new PGLiteSocketServer({ db: pglite, path: path.join(socketDir, '.s.PGSQL.5432'), maxConnections: 8 });
+      await socketServer.start();
+      fs.writeFileSync(lockPath, JSON.stringify({ pid: process.pid, socketDir } satisfies LockContent));
+    }
+  } catch (error) {
+    await pglite?.close().catch(() => undefined);
+    release();
+    throw error;
+  }
+  const db = pglite;
+  return {
+    mode: 'owner',
+    pglite: db,
+    async close() {
+      await socketServer?.stop().catch(() => undefined);
+      if (share) fs.rmSync(socketDir, { recursive: true, force: true });
+      await db.close();
+      release();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// The transactional outbox. An event is written in the same transaction as the
+// change it describes, together with one pending delivery per subscription that
+// wants its topic, so a rolled-back change leaves no event and a committed one
+// is never lost. The dispatcher (src/webhooks) delivers from WebhookDelivery.
+import { newId } from './ids.ts';
+import type { Tx } from './tx.ts';
+
+export const TOPICS = [
+  'return.created',
+  'return.updated',
+  'order.created',
+  'customer.created',
+  'customer.updated',
+  'inventory_level.updated',
+  'inbound_shipment.updated',
+] as const;
+
+export type Topic = (typeof TOPICS)[number];
+
+export interface NewEvent {
+  storeId: string;
+  topic: Topic;
+  /** The record the event is about; deliveries of one subject keep their order. */
+  subjectId: string;
+  data: unknown;
+}
+
+export async function recordEvent(tx: Tx, event: NewEvent): Promise<string> {
+  const id = newId('event');
+  const data = JSON.parse(JSON.stringify(event.data ?? null));
+  await tx.event.create({ data: { id, storeId: event.storeId, topic: event.topic, subjectId: event.subjectId, data } });
+  const subscriptions = await tx.webhookSubscription.findMany({
+    where: { storeId: event.storeId, enabled: true, topics: { has: event.topic } },
+    select: { id: true },
+  });
+  if (subscriptions.length > 0) {
+    await tx.webhookDelivery.createMany({
+      data: subscriptions.map((s) => ({
+        id: newId('webhookDelivery'),
+        eventId: id,
+        subscriptionId: s.id,
+        subjectId: event.subjectId,
+      })),
+    });
+  }
+  return id;
+}

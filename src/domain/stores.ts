@@ -1,0 +1,66 @@
+// Stores, their links to fulfillment services, and API clients.
+import { generateSecret, hashSecret } from '../auth/secrets.ts';
+import { isScope, SCOPES, type Scope } from '../auth/scopes.ts';
+import type { StoreKind } from '../generated/prisma/client.ts';
+import { Conflict, Invalid, NotFound } from './errors.ts';
+import { newId } from './ids.ts';
+import type { Db, Tx } from './tx.ts';
+
+export async function createStore(db: Db | Tx, input: { name: string; kind?: StoreKind; currency?: string }): Promise<{ id: string }> {
+  const name = input.name.trim();
+  if (!name) throw new Invalid('name must not be empty', { path: 'name' });
+  const kind = input.kind ?? 'MERCHANT';
+  if (kind !== 'MERCHANT' && kind !== 'FULFILLMENT_SERVICE') {
+    throw new Invalid('kind must be MERCHANT or FULFILLMENT_SERVICE', { path: 'kind' });
+  }
+  const store = await db.store.create({ data: { id: newId('store'), name, kind, currency: input.currency ?? 'USD' } });
+  return { id: store.id };
+}
+
+export async function linkFulfillmentService(db: Db | Tx, merchantId: string, fulfillmentServiceId: string): Promise<void> {
+  const stores = await db.store.findMany({ where: { id: { in: [merchantId, fulfillmentServiceId] } } });
+  const merchant = stores.find((s) => s.id === merchantId);
+  const service = stores.find((s) => s.id === fulfillmentServiceId);
+  if (!merchant) throw new NotFound(`store ${merchantId} not found`, { path: 'merchant' });
+  if (!service) throw new NotFound(`store ${fulfillmentServiceId} not found`, { path: 'fulfillment-service' });
+  if (merchant.kind !== 'MERCHANT') throw new Invalid(`${merchantId} is not a merchant`, { path: 'merchant' });
+  if (service.kind !== 'FULFILLMENT_SERVICE') {
+    throw new Invalid(`${fulfillmentServiceId} is not a fulfillment service`, { path: 'fulfillment-service' });
+  }
+  await db.storeLink.upsert({
+    where: { merchantId_fulfillmentServiceId: { merchantId, fulfillmentServiceId } },
+    create: { merchantId, fulfillmentServiceId },
+    update: {},
+  });
+}
+
+export function parseScopes(list: readonly string[]): Scope[] {
+  const unknown = list.filter((s) => !isScope(s));
+  if (unknown.length > 0) {
+    throw new Invalid(`unknown scope ${unknown.join(', ')}; known scopes: ${SCOPES.join(' ')}`, { path: 'scopes' });
+  }
+  return [...new Set(list)] as Scope[];
+}
+
+/** Creates a client and returns its secret, which is never retrievable again. */
+export async function createApiClient(
+  db: Db | Tx,
+  input: { storeId: string; name: string; scopes: readonly string[] },
+): Promise<{ id: string; secret: string }> {
+  const scopes = parseScopes(input.scopes);
+  if (!input.name.trim()) throw new Invalid('name must not be empty', { path: 'name' });
+  const store = await db.store.findUnique({ where: { id: input.storeId }, select: { id: true } });
+  if (!store) throw new NotFound(`store ${input.storeId} not found`, { path: 'store' });
+  const secret = generateSecret();
+  const client = await db.apiClient.create({
+    data: { id: newId('apiClient'), storeId: input.storeId, name: input.name.trim(), scopes, secretHash: hashSecret(secret) },
+  });
+  return { id: client.id, secret };
+}
+
+export async function revokeApiClient(db: Db | Tx, id: string): Promise<void> {
+  const client = await db.apiClient.findUnique({ where: { id } });
+  if (!client) throw new NotFound(`API client ${id} not found`, { path: 'id' });
+  if (client.revokedAt) throw new Conflict(`API client ${id} is already revoked`, { path: 'id' });
+  await db.apiClient.update({ where: { id }, data: { revokedAt: new Date() } });
+}

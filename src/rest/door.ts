@@ -1,0 +1,78 @@
+// The v2.2 REST door: route matching, authentication, store and scope checks,
+// rate limits, JSON parsing and problem+json errors. Routes themselves only map
+// HTTP to a GraphQL operation and back (src/rest/routes/*).
+import { authenticate, authorizeScopes, authorizeStore, isAuthFailure, readSecret, type AuthFailure } from '../auth/authenticate.ts';
+import { consumeRateLimit } from '../auth/rateLimit.ts';
+import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
+import { createContext } from '../schema/context.ts';
+import type { AppDeps } from '../server.ts';
+import { problem } from './problem.ts';
+import { RouteTable, type Route } from '../routeTable.ts';
+import { restRoutes } from './routes/index.ts';
+
+export const REST_PREFIX = '/v2.2';
+
+function instanceOf(request: Pick<DoorRequest, 'url'>): string {
+  return request.url.pathname + request.url.search;
+}
+
+function failure(route: Route | undefined, status: number, message: string, instance: string, headers?: Record<string, string>): DoorResponse {
+  if (route?.errorStyle === 'error' && (status === 400 || status === 401 || status === 409)) {
+    return json(status, { error: message }, headers);
+  }
+  return problem(status, message, { instance, headers });
+}
+
+export function createRestDoor(deps: AppDeps): Door {
+  const { db, logger, config } = deps;
+  const table = new RouteTable(restRoutes);
+
+  async function handle(request: DoorRequest): Promise<DoorResponse> {
+    const instance = instanceOf(request);
+    const path = request.url.pathname.slice(REST_PREFIX.length) || '/';
+    const matched = table.match(request.method, path);
+    if (!matched) return problem(404, `no route for ${request.method} ${request.url.pathname}`, { instance });
+    if ('allowed' in matched) {
+      return problem(405, `${request.method} is not allowed on ${request.url.pathname}`, {
+        instance,
+        headers: { allow: [...new Set(matched.allowed)].join(', ') },
+      });
+    }
+    const { route, params } = matched;
+    const deny = (f: AuthFailure) => failure(route, f.status, f.message, instance);
+    if (route.public) {
+      const ctx = createContext({ db, auth: null, door: 'rest', logger, requestId: request.requestId });
+      return route.handle({ request, params, query: request.url.searchParams, body: undefined, ctx, instance });
+    }
+
+    const auth = await authenticate(db.prisma, readSecret(header(request, 'authorization')));
+    if (isAuthFailure(auth)) return deny({ ...auth, status: 401 });
+    const storeDenied = params.storeId !== undefined ? authorizeStore(auth, params.storeId) : undefined;
+    if (storeDenied) return deny(storeDenied);
+    const scopeDenied = authorizeScopes(auth, route.scopes);
+    if (scopeDenied) return deny(scopeDenied);
+
+    const rate = await consumeRateLimit(db.prisma, auth.client.id, 'rest', config.rateLimits.rest);
+    const rateHeaders = { 'x-ratelimit-limit': String(rate.limit), 'x-ratelimit-remaining': String(rate.remaining) };
+    if (!rate.allowed) {
+      return failure(route, 429, `rate limit of ${rate.limit} requests per minute exceeded`, instance, {
+        ...rateHeaders,
+        'retry-after': String(rate.retryAfter),
+      });
+    }
+
+    const body = parseJsonBody(request);
+    if (!body.ok) return failure(route, 400, body.message, instance);
+
+    const ctx = createContext({ db, auth, door: 'rest', logger, requestId: request.requestId });
+    const response = await route.handle({ request, params, query: request.url.searchParams, body: body.value, ctx, instance });
+    return { ...response, headers: { ...rateHeaders, ...response.headers } };
+  }
+
+  return {
+    name: 'rest',
+    matches: (pathname) => pathname === REST_PREFIX || pathname.startsWith(`${REST_PREFIX}/`),
+    reject: (status, message, request) => problem(status, message, { instance: instanceOf(request) }),
+    handle,
+  };
+}

@@ -1,0 +1,4 @@
+import type { Route } from '../../routeTable.ts';
+
+/** Every v2.2 route, in match order. */
+export const restRoutes: Route[] = [];

@@ -1,0 +1,81 @@
+// The route table of the REST and compat doors: its shape and matcher. Each route names its scopes and runs a
+// GraphQL operation against the schema (see the route modules); the door does
+// authentication, store and scope checks, rate limits and error formatting.
+import type { Scope } from './auth/scopes.ts';
+import type { DoorRequest, DoorResponse } from './door.ts';
+import type { GraphQLContext } from './schema/context.ts';
+
+export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface RouteInput {
+  request: DoorRequest;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** Parsed JSON body (undefined when empty). */
+  body: unknown;
+  /** Context for running operations; `auth` is null only on public routes. */
+  ctx: GraphQLContext;
+  /** Path + query of this request, for problem `instance`. */
+  instance: string;
+}
+
+export interface Route {
+  method: HttpMethod;
+  /** Relative to /v2.2, with `{name}` parameters: `/stores/{storeId}/customers`. */
+  path: string;
+  scopes: readonly Scope[];
+  /** Served without credentials (the OpenAPI document). */
+  public?: boolean;
+  /**
+   * `problem` (default): problem+json everywhere. `error`: `{error}` bodies for the
+   * failures decisions.md lists for order creation (400, 401, 409).
+   */
+  errorStyle?: 'problem' | 'error';
+  handle(input: RouteInput): Promise<DoorResponse>;
+}
+
+interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  names: string[];
+}
+
+export class RouteTable {
+  private readonly compiled: CompiledRoute[];
+
+  constructor(routes: Route[]) {
+    this.compiled = routes.map((route) => {
+      const names: string[] = [];
+      const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
+        names.push(name);
+        return '([^/]+)';
+      });
+      return { route, names, pattern: new RegExp(`^${source}/?$`) };
+    });
+  }
+
+  /** The route for this method and path; `allowed` lists methods when only the path matched. */
+  match(method: string, path: string): { route: Route; params: Record<string, string> } | { allowed: string[] } | undefined {
+    const allowed: string[] = [];
+    for (const { route, pattern, names } of this.compiled) {
+      const m = pattern.exec(path);
+      if (!m) continue;
+      if (route.method !== method && !(method === 'HEAD' && route.method === 'GET')) {
+        allowed.push(route.method);
+        continue;
+      }
+      let params: Record<string, string>;
+      try {
+        params = Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
+      } catch {
+        return undefined;
+      }
+      return { route, params };
+    }
+    return allowed.length > 0 ? { allowed } : undefined;
+  }
+
+  get routes(): Route[] {
+    return this.compiled.map((c) => c.route);
+  }
+}

@@ -1,0 +1,67 @@
+// The one Pothos builder of the service: plugins, scalars, scope rules, node ids.
+import SchemaBuilder from '@pothos/core';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import RelayPlugin from '@pothos/plugin-relay';
+import DataloaderPlugin from '@pothos/plugin-dataloader';
+import { GraphQLError } from 'graphql';
+import type PrismaTypes from '../generated/pothos-prisma-types.ts';
+import { getDatamodel } from '../generated/pothos-prisma-types.ts';
+import type { Scope } from '../auth/scopes.ts';
+import { kindOfId } from '../domain/ids.ts';
+import type { GraphQLContext } from './context.ts';
+import { typenameForIdKind } from './nodeTypes.ts';
+
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  PrismaTypes: PrismaTypes;
+  AuthScopes: { authenticated: boolean; scope: Scope };
+  DefaultEdgesNullability: false;
+  DefaultNodeNullability: false;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date | string };
+    Date: { Input: Date; Output: Date | string };
+    Decimal: { Input: string; Output: string | { toFixed(digits?: number): string } };
+    JSON: { Input: unknown; Output: unknown };
+  };
+}>({
+  plugins: [ScopeAuthPlugin, RelayPlugin, PrismaPlugin, DataloaderPlugin],
+  scopeAuth: {
+    authScopes: (ctx) => ({
+      authenticated: ctx.auth !== null,
+      scope: (scope: Scope) => ctx.auth?.scopes.has(scope) ?? false,
+    }),
+    unauthorizedError: (_parent, _ctx, info, result) =>
+      new GraphQLError(`Not authorized to read ${info.parentType.name}.${info.fieldName}: ${result.message}`, {
+        extensions: { code: 'FORBIDDEN' },
+      }),
+  },
+  relay: {
+    cursorType: 'String',
+    edgesFieldOptions: { nullable: false },
+    nodeFieldOptions: { nullable: false },
+    nodesOnConnection: true,
+    // Our ids are already prefixed and unique across the service: use them as global ids.
+    encodeGlobalID: (_typename, id) => String(id),
+    decodeGlobalID: (globalID) => {
+      const kind = kindOfId(globalID);
+      const typename = kind ? typenameForIdKind(kind) : undefined;
+      if (!typename) {
+        throw new GraphQLError(`"${globalID}" is not an id of this service`, { extensions: { code: 'BAD_USER_INPUT' } });
+      }
+      return { typename, id: globalID };
+    },
+  },
+  prisma: {
+    client: (ctx) => ctx.prisma,
+    dmmf: getDatamodel(),
+    // Limits are enforced with clear errors by connectionArgs.ts; the plugin must never clamp silently.
+    maxConnectionSize: 1000,
+    defaultConnectionSize: 25,
+    filterConnectionTotalCount: true,
+    onUnusedQuery: null,
+  },
+});
+
+builder.queryType({});
+builder.mutationType({});

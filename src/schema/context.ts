@@ -1,0 +1,48 @@
+import type { Database } from '../db/client.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { AuthContext } from '../auth/authenticate.ts';
+import type { Logger } from '../logger.ts';
+
+export type Door = 'v3' | 'rest' | 'compat' | 'internal';
+
+/** Largest page a connection accepts, per door (spec 8 for v3; REST page-size goes to 500). */
+export const MAX_PAGE_SIZE: Record<Door, number> = { v3: 100, rest: 500, compat: 750, internal: 1000 };
+
+export interface GraphQLContext {
+  db: Database;
+  prisma: PrismaClient;
+  /** Null only for unauthenticated internal work; every door authenticates first. */
+  auth: AuthContext | null;
+  door: Door;
+  maxPageSize: number;
+  logger: Logger;
+  requestId: string;
+  /** Request-scoped memo for DataLoaders and other per-request caches. */
+  cache: Map<unknown, unknown>;
+}
+
+export function createContext(input: {
+  db: Database;
+  auth: AuthContext | null;
+  door: Door;
+  logger: Logger;
+  requestId: string;
+}): GraphQLContext {
+  return { ...input, prisma: input.db.prisma, maxPageSize: MAX_PAGE_SIZE[input.door], cache: new Map() };
+}
+
+/** A per-request value (typically a DataLoader) created on first use. */
+export function perRequest<T>(ctx: GraphQLContext, key: object, create: () => T): T {
+  let value = ctx.cache.get(key) as T | undefined;
+  if (value === undefined) {
+    value = create();
+    ctx.cache.set(key, value);
+  }
+  return value;
+}
+
+/** The authenticated store; resolvers run only behind a door that authenticated. */
+export function storeIdOf(ctx: GraphQLContext): string {
+  if (!ctx.auth) throw new Error('no authenticated store in context');
+  return ctx.auth.store.id;
+}

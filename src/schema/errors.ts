@@ -1,0 +1,67 @@
+// One classification of every failure an operation can end with. The v3 door
+// turns it into `extensions.code`; REST and compat turn the same code into their
+// own status and body (rest/problem.ts, compat/errors.ts).
+import { GraphQLError } from 'graphql';
+import { isDomainError, type FieldIssue, type DomainErrorCode } from '../domain/errors.ts';
+
+export type { FieldIssue };
+
+export type ErrorCode =
+  | 'BAD_USER_INPUT'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'FORBIDDEN'
+  | 'UNAUTHENTICATED'
+  | 'UNPROCESSABLE'
+  | 'INTERNAL_SERVER_ERROR';
+
+export interface ClassifiedError {
+  code: ErrorCode;
+  message: string;
+  issues: FieldIssue[];
+  /** The underlying error, kept for logs of internal failures. */
+  cause?: unknown;
+}
+
+const DOMAIN_CODES: Record<DomainErrorCode, ErrorCode> = {
+  NOT_FOUND: 'NOT_FOUND',
+  CONFLICT: 'CONFLICT',
+  INVALID: 'BAD_USER_INPUT',
+  FORBIDDEN: 'FORBIDDEN',
+  UNPROCESSABLE_STATE: 'UNPROCESSABLE',
+};
+
+const KNOWN_CODES = new Set<string>(['BAD_USER_INPUT', 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN', 'UNAUTHENTICATED', 'UNPROCESSABLE']);
+
+export function classifyError(error: unknown): ClassifiedError {
+  const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;
+  if (isDomainError(original)) {
+    return { code: DOMAIN_CODES[original.code], message: original.message, issues: original.issues };
+  }
+  if (original instanceof GraphQLError) {
+    const code = original.extensions?.code;
+    if (typeof code === 'string' && KNOWN_CODES.has(code)) {
+      return { code: code as ErrorCode, message: original.message, issues: (original.extensions.issues as FieldIssue[]) ?? [] };
+    }
+  }
+  if (error instanceof GraphQLError && !error.originalError) {
+    // Validation and parse errors of the document or its variables: the caller's fault.
+    return { code: 'BAD_USER_INPUT', message: error.message, issues: [] };
+  }
+  return { code: 'INTERNAL_SERVER_ERROR', message: 'internal error', issues: [], cause: original };
+}
+
+/** The GraphQL error a client of v3 sees; internal details never leave the server. */
+export function toGraphQLError(error: unknown): GraphQLError {
+  const classified = classifyError(error);
+  const base = error instanceof GraphQLError ? error : undefined;
+  const extensions: Record<string, unknown> = { code: classified.code };
+  if (classified.issues.length > 0) extensions.issues = classified.issues;
+  return new GraphQLError(classified.message, {
+    nodes: base?.nodes,
+    source: base?.source,
+    positions: base?.positions,
+    path: base?.path,
+    extensions,
+  });
+}

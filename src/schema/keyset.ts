@@ -1,0 +1,159 @@
+// Keyset pagination for root connections (and through them, every REST list).
+// A cursor carries the sort value and id of its row, signed, so a page boundary
+// never moves when rows are inserted or the cursor row itself changes, and an
+// altered cursor is refused. Nested connections use plugin-prisma instead, which
+// loads them inside the parent's query.
+import crypto from 'node:crypto';
+import { GraphQLError } from 'graphql';
+
+export interface ConnectionArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+export type SortValueKind = 'date' | 'string' | 'number';
+
+export interface KeysetSort {
+  /** Column to order by; ties are broken by `id` in the same direction. */
+  field: string;
+  kind: SortValueKind;
+  direction: 'asc' | 'desc';
+  /** Null values sort last in either direction. */
+  nullable?: boolean;
+}
+
+export interface PageQuery {
+  where: Record<string, unknown>;
+  orderBy: Record<string, unknown>[];
+  take: number;
+}
+
+export interface Edge<T> {
+  cursor: string;
+  node: T;
+}
+
+export interface Connection<T> {
+  edges: Edge<T>[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+}
+
+let signingKey = 'development-cursor-secret';
+
+/** Set once at start-up from CURSOR_SECRET, so every instance accepts every instance's cursors. */
+export function configureCursorSecret(secret: string): void {
+  signingKey = secret;
+}
+
+type CursorValue = string | number | null;
+
+function sign(payload: string): string {
+  return crypto.createHmac('sha256', signingKey).update(payload).digest('base64url').slice(0, 22);
+}
+
+export function encodeCursor(scope: string, value: CursorValue, id: string): string {
+  const payload = Buffer.from(JSON.stringify([scope, value, id])).toString('base64url');
+  return `${payload}.${sign(payload)}`;
+}
+
+function invalidCursor(): GraphQLError {
+  return new GraphQLError('invalid cursor: pass back a cursor exactly as it was returned', {
+    extensions: { code: 'BAD_USER_INPUT' },
+  });
+}
+
+export function decodeCursor(scope: string, cursor: string): { value: CursorValue; id: string } {
+  const [payload, signature, extra] = cursor.split('.');
+  if (!payload || !signature || extra !== undefined) throw invalidCursor();
+  const expected = sign(payload);
+  if (signature.length !== expected.length || !crypto.timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) {
+    throw invalidCursor();
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== scope || typeof parsed[2] !== 'string') {
+    throw new GraphQLError('this cursor belongs to another list or ordering', { extensions: { code: 'BAD_USER_INPUT' } });
+  }
+  return { value: parsed[1] as CursorValue, id: parsed[2] };
+}
+
+function toCursorValue(value: unknown, kind: SortValueKind): CursorValue {
+  if (value === null || value === undefined) return null;
+  if (kind === 'date') return (value as Date).toISOString();
+  if (kind === 'number') return Number(value);
+  return String(value);
+}
+
+function fromCursorValue(value: CursorValue, kind: SortValueKind): unknown {
+  if (value === null) return null;
+  return kind === 'date' ? new Date(value as string) : value;
+}
+
+/** Rows strictly after (value, id) in the order (direction, nulls last). */
+function afterCondition(sort: KeysetSort, direction: 'asc' | 'desc', value: unknown, id: string, nullsLast: boolean) {
+  const cmp = direction === 'desc' ? 'lt' : 'gt';
+  const { field } = sort;
+  if (value === null) {
+    // Inside the null block: only rows with null and a later id — or, when nulls come first, every non-null row.
+    const sameBlock = { [field]: null, id: { [cmp]: id } };
+    return nullsLast ? sameBlock : { OR: [sameBlock, { NOT: { [field]: null } }] };
+  }
+  const branches: Record<string, unknown>[] = [{ [field]: { [cmp]: value } }, { [field]: value, id: { [cmp]: id } }];
+  if (sort.nullable && nullsLast) branches.push({ [field]: null });
+  return { OR: branches };
+}
+
+/**
+ * Resolves a connection by keyset. `fetch` runs the query with the given where/orderBy/take
+ * merged into the caller's own filters.
+ */
+export async function keysetConnection<T extends { id: string }>(options: {
+  args: ConnectionArgs;
+  sort: KeysetSort;
+  /** Names the list and ordering; a cursor of another list is refused. */
+  scope: string;
+  defaultSize?: number;
+  fetch: (query: PageQuery) => Promise<T[]>;
+}): Promise<Connection<T>> {
+  const { args, sort, fetch } = options;
+  const scope = `${options.scope}:${sort.field}:${sort.direction}`;
+  const backward = args.last != null || args.before != null;
+  const size = (backward ? args.last : args.first) ?? options.defaultSize ?? 25;
+  // Walking backwards reads the list in the opposite order, nulls then come first.
+  const direction = backward ? (sort.direction === 'desc' ? 'asc' : 'desc') : sort.direction;
+  const nullsLast = !backward;
+  const cursor = backward ? args.before : args.after;
+
+  const where: Record<string, unknown> = {};
+  if (cursor) {
+    const decoded = decodeCursor(scope, cursor);
+    Object.assign(where, afterCondition(sort, direction, fromCursorValue(decoded.value, sort.kind), decoded.id, nullsLast));
+  }
+  const orderBy = [
+    { [sort.field]: sort.nullable ? { sort: direction, nulls: nullsLast ? 'last' : 'first' } : direction },
+    { id: direction },
+  ];
+  const rows = size === 0 ? [] : await fetch({ where, orderBy, take: size + 1 });
+  const more = rows.length > size;
+  const page = rows.slice(0, size);
+  if (backward) page.reverse();
+  const edges = page.map((node) => ({
+    cursor: encodeCursor(scope, toCursorValue((node as Record<string, unknown>)[sort.field], sort.kind), node.id),
+    node,
+  }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: backward ? Boolean(args.before) : more,
+      hasPreviousPage: backward ? more : Boolean(args.after),
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
+}

@@ -1,0 +1,97 @@
+// Scalars shared by every type group, and the Money object of spec 2.8.
+import { GraphQLError, Kind, type ValueNode } from 'graphql';
+import { builder } from './builder.ts';
+import { formatAmount, type DecimalValue } from '../domain/money.ts';
+
+function badInput(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
+}
+
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function parseDateTime(value: unknown): Date {
+  if (typeof value !== 'string' || !ISO_DATE_TIME.test(value) || Number.isNaN(Date.parse(value))) {
+    throw badInput(`DateTime must be an ISO 8601 date-time with a time zone, got ${JSON.stringify(value)}`);
+  }
+  return new Date(value);
+}
+
+function parseDate(value: unknown): Date {
+  if (typeof value !== 'string' || !ISO_DATE.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
+    throw badInput(`Date must be YYYY-MM-DD, got ${JSON.stringify(value)}`);
+  }
+  const date = new Date(`${value}T00:00:00Z`);
+  if (date.toISOString().slice(0, 10) !== value) throw badInput(`Date ${value} does not exist`);
+  return date;
+}
+
+builder.scalarType('DateTime', {
+  description: 'ISO 8601 date-time in UTC, e.g. 2026-11-22T10:00:00.000Z',
+  serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)),
+  parseValue: parseDateTime,
+});
+
+builder.scalarType('Date', {
+  description: 'Calendar date, YYYY-MM-DD',
+  serialize: (value) => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value)),
+  parseValue: parseDate,
+});
+
+const DECIMAL = /^-?\d{1,15}(\.\d{1,4})?$/;
+
+builder.scalarType('Decimal', {
+  description: 'Exact decimal amount as a string, e.g. "12.50"',
+  serialize: (value) => (typeof value === 'string' ? value : value.toFixed()),
+  parseValue: (value) => {
+    const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+    if (typeof text !== 'string' || !DECIMAL.test(text)) {
+      throw badInput(`Decimal must be a decimal number with at most 4 fractional digits, got ${JSON.stringify(value)}`);
+    }
+    return text;
+  },
+});
+
+function literalToJson(node: ValueNode): unknown {
+  switch (node.kind) {
+    case Kind.STRING:
+    case Kind.BOOLEAN:
+      return node.value;
+    case Kind.INT:
+    case Kind.FLOAT:
+      return Number(node.value);
+    case Kind.NULL:
+      return null;
+    case Kind.LIST:
+      return node.values.map(literalToJson);
+    case Kind.OBJECT:
+      return Object.fromEntries(node.fields.map((f) => [f.name.value, literalToJson(f.value)]));
+    default:
+      throw badInput('JSON literals cannot contain variables');
+  }
+}
+
+builder.scalarType('JSON', {
+  description: 'Any JSON value',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: literalToJson,
+});
+
+export interface MoneyShape {
+  amount: string;
+  currency: string;
+}
+
+/** Money from a stored decimal; null when the amount is unset. */
+export function money(amount: DecimalValue | string | null | undefined, currency: string): MoneyShape | null {
+  if (amount === null || amount === undefined) return null;
+  return { amount: formatAmount(amount, currency), currency };
+}
+
+export const Money = builder.objectRef<MoneyShape>('Money').implement({
+  fields: (t) => ({
+    amount: t.expose('amount', { type: 'Decimal' }),
+    currency: t.exposeString('currency', { description: 'ISO 4217 code' }),
+  }),
+});

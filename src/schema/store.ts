@@ -1,0 +1,24 @@
+import { builder } from './builder.ts';
+import { storeIdOf } from './context.ts';
+
+export const StoreKind = builder.enumType('StoreKind', { values: ['MERCHANT', 'FULFILLMENT_SERVICE'] as const });
+
+builder.prismaObject('Store', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    kind: t.expose('kind', { type: StoreKind }),
+    currency: t.exposeString('currency'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.queryField('store', (t) =>
+  t.prismaField({
+    type: 'Store',
+    description: 'The store the API secret belongs to',
+    authScopes: { authenticated: true },
+    resolve: (query, _root, _args, ctx) => ctx.prisma.store.findUniqueOrThrow({ ...query, where: { id: storeIdOf(ctx) } }),
+  }),
+);

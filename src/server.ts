@@ -1,0 +1,150 @@
+// The one HTTP server: matches a path prefix and hands the request to its door.
+// It reads every body once with the 1 MiB limit, answers health checks, and
+// shuts down gracefully. No business logic lives here.
+import http from 'node:http';
+import crypto from 'node:crypto';
+import type { Database } from './db/client.ts';
+import type { Config } from './config.ts';
+import type { Logger } from './logger.ts';
+import { json, type Door, type DoorRequest, type DoorResponse } from './door.ts';
+import { createGraphQLDoor } from './schema/http.ts';
+import { createRestDoor } from './rest/door.ts';
+import { createCompatDoor } from './compat/door.ts';
+import { configureCursorSecret } from './schema/keyset.ts';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface AppDeps {
+  db: Database;
+  config: Config;
+  logger: Logger;
+}
+
+export interface App {
+  server: http.Server;
+  /** Stops accepting, lets in-flight requests finish (up to the grace period), then resolves. */
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return Promise.reject(new BodyTooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function send(res: http.ServerResponse, response: DoorResponse): void {
+  if (res.headersSent) return;
+  res.writeHead(response.status, response.headers ?? {});
+  res.end(response.body ?? '');
+}
+
+export function createApp(deps: AppDeps): App {
+  const { db, logger } = deps;
+  configureCursorSecret(deps.config.cursorSecret);
+  const doors: Door[] = [createGraphQLDoor(deps), createRestDoor(deps), createCompatDoor(deps)];
+  const notFound = (pathname: string) => json(404, { error: `no route for ${pathname}` });
+
+  async function health(pathname: string): Promise<DoorResponse> {
+    if (pathname === '/healthz') return json(200, { status: 'ok' });
+    try {
+      await db.sql.query('SELECT 1');
+      return json(200, { status: 'ok', database: db.kind });
+    } catch (error) {
+      logger.warn('readiness check failed', { error });
+      return json(503, { status: 'unavailable', database: db.kind });
+    }
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const requestId = (req.headers['x-request-id'] as string | undefined)?.slice(0, 100) || crypto.randomUUID();
+    res.setHeader('x-request-id', requestId);
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      send(res, json(400, { error: 'malformed request target' }));
+      return;
+    }
+    if (url.pathname === '/healthz' || url.pathname === '/readyz') {
+      send(res, await health(url.pathname));
+      return;
+    }
+    const door = doors.find((d) => d.matches(url.pathname));
+    if (!door) {
+      req.resume();
+      send(res, notFound(url.pathname));
+      return;
+    }
+    let body: Buffer;
+    try {
+      body = await readBody(req);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        res.setHeader('connection', 'close');
+        send(res, door.reject(413, `request body exceeds ${MAX_BODY_BYTES} bytes`, { url, requestId }));
+        return;
+      }
+      throw error;
+    }
+    const request: DoorRequest = { method: req.method ?? 'GET', url, headers: req.headers, body, requestId };
+    const started = performance.now();
+    let response: DoorResponse;
+    try {
+      response = await door.handle(request);
+    } catch (error) {
+      logger.error('unhandled error in door', { door: door.name, requestId, path: url.pathname, error });
+      response = door.reject(500, 'internal error', { url, requestId });
+    }
+    send(res, response);
+    logger.debug('request', {
+      door: door.name,
+      method: request.method,
+      path: url.pathname,
+      status: response.status,
+      ms: Math.round(performance.now() - started),
+      requestId,
+    });
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      logger.error('request failed', { error });
+      send(res, json(500, { error: 'internal error' }));
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+
+  return {
+    server,
+    shutdown(graceMs = 10_000) {
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          server.closeAllConnections();
+        }, graceMs);
+        timer.unref();
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// A fresh, migrated database for one test file: a copy of the run's template.
+import fs from 'node:fs';
+import crypto from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/client.ts';
+import { databaseName } from './globalSetup.ts';
+
+export async function createTestDatabase(): Promise<Database> {
+  const postgresUrl = process.env.TEST_DATABASE_URL;
+  if (postgresUrl) {
+    const name = `t_${inject('runId')}_${crypto.randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: postgresUrl });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${inject('postgresTemplate')}"`);
+    } finally {
+      await admin.end();
+    }
+    const db = await openDatabase(databaseName(postgresUrl, name), { poolSize: 10 });
+    const close = db.close.bind(db);
+    db.close = async () => {
+      await close();
+      const cleanup = new pg.Client({ connectionString: postgresUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => cleanup.end());
+    };
+    return db;
+  }
+  const template = fs.readFileSync(inject('pgliteTemplate'));
+  return openDatabase('pglite:memory:', { loadDataDir: new Blob([template]) });
+}

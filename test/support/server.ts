@@ -1,0 +1,96 @@
+// A real service on 127.0.0.1 with its own database, and fixtures to make stores
+// and API clients in it.
+import type { AddressInfo } from 'node:net';
+import { createApp, type App } from '../../src/server.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import type { Database } from '../../src/db/client.ts';
+import { createApiClient, createStore, linkFulfillmentService } from '../../src/domain/stores.ts';
+import { SCOPES } from '../../src/auth/scopes.ts';
+import { createTestDatabase } from './db.ts';
+
+export interface TestServer {
+  url: string;
+  db: Database;
+  app: App;
+  config: Config;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
+  const db = await createTestDatabase();
+  const config = { ...loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...env }), ...overrides };
+  const app = createApp({ db, config, logger: createLogger(config.logLevel) });
+  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
+  const { port } = app.server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    db,
+    app,
+    config,
+    async close() {
+      await app.shutdown(1_000);
+      await db.close();
+    },
+  };
+}
+
+export interface TestStore {
+  storeId: string;
+  secret: string;
+  clientId: string;
+}
+
+/** A store with an API client holding the given scopes (all by default). */
+export async function createTestStore(
+  db: Database,
+  options: { kind?: 'MERCHANT' | 'FULFILLMENT_SERVICE'; scopes?: readonly string[]; name?: string } = {},
+): Promise<TestStore> {
+  const { id: storeId } = await createStore(db.prisma, { name: options.name ?? 'Test store', kind: options.kind });
+  const client = await createApiClient(db.prisma, { storeId, name: 'test client', scopes: options.scopes ?? SCOPES });
+  return { storeId, secret: client.secret, clientId: client.id };
+}
+
+export async function addApiClient(db: Database, storeId: string, scopes: readonly string[]): Promise<{ secret: string; clientId: string }> {
+  const client = await createApiClient(db.prisma, { storeId, name: 'extra client', scopes });
+  return { secret: client.secret, clientId: client.id };
+}
+
+export { linkFulfillmentService };
+
+/** fetch with the bearer secret and JSON body handled. */
+export async function call(
+  server: Pick<TestServer, 'url'>,
+  method: string,
+  path: string,
+  options: { secret?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Headers; body: unknown; text: string }> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.secret) headers.authorization = `Bearer ${options.secret}`;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(server.url + path, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+/** POST a GraphQL operation to /v3/graphql. */
+export async function graphql(
+  server: Pick<TestServer, 'url'>,
+  secret: string | undefined,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<{ status: number; data?: Record<string, unknown> | null; errors?: { message: string; extensions?: { code?: string } }[] }> {
+  const response = await call(server, 'POST', '/v3/graphql', { secret, body: { query, variables } });
+  const body = response.body as { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: { code?: string } }[] };
+  return { status: response.status, ...body };
+}
