@@ -19,6 +19,24 @@ export interface RouteInput {
   instance: string;
 }
 
+/** A JSON Schema (draft 2020-12, as OpenAPI 3.1 uses). */
+export type JsonSchema = Record<string, unknown>;
+
+/** What the OpenAPI document says of a route; rest/openapi.ts assembles the document from these. */
+export interface RouteDoc {
+  summary: string;
+  tag: string;
+  description?: string;
+  /** Query and header parameters (path parameters are derived from the path). */
+  parameters?: { name: string; in: 'query' | 'header'; required?: boolean; description?: string; schema: JsonSchema }[];
+  requestBody?: { required: boolean; schema: JsonSchema; description?: string };
+  /** By status code. `problem: true` means an application/problem+json body. */
+  responses: Record<
+    string,
+    { description: string; schema?: JsonSchema; problem?: boolean; headers?: Record<string, { description: string; schema: JsonSchema }> }
+  >;
+}
+
 export interface Route {
   method: HttpMethod;
   /** Relative to /v2.2, with `{name}` parameters: `/stores/{storeId}/customers`. */
@@ -31,6 +49,8 @@ export interface Route {
    * failures decisions.md lists for order creation (400, 401, 409).
    */
   errorStyle?: 'problem' | 'error';
+  /** OpenAPI description (REST routes). */
+  doc?: RouteDoc;
   handle(input: RouteInput): Promise<DoorResponse>;
 }
 

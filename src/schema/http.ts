@@ -6,7 +6,7 @@ import { schema } from './index.ts';
 import { createContext, type GraphQLContext } from './context.ts';
 import { classifyError, toGraphQLError } from './errors.ts';
 import { authenticate, readSecret, isAuthFailure } from '../auth/authenticate.ts';
-import { header, json, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
+import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import type { AppDeps } from '../server.ts';
 
 const ENDPOINT = '/v3/graphql';
@@ -50,6 +50,10 @@ export function createGraphQLDoor({ db, logger }: AppDeps): Door {
       }
       if (pathname !== ENDPOINT) return graphqlError(404, 'NOT_FOUND', `no route for ${pathname}`);
 
+      if (request.method === 'POST' && /json/i.test(header(request, 'content-type') ?? '')) {
+        const body = parseJsonBody(request);
+        if (!body.ok) return graphqlError(400, 'BAD_REQUEST', body.message);
+      }
       let gqlContext: GraphQLContext | undefined;
       if (!wantsGraphiQL(request)) {
         const auth = await authenticate(db.prisma, readSecret(header(request, 'authorization')));
