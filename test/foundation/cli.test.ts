@@ -1,0 +1,119 @@
+// The admin CLI's exact forms (one JSON line each), run as a real child process
+// against the same kind of database the suite runs on; on PGlite also next to a
+// running server that owns the data directory (the CLI then goes through its socket).
+import { spawn, execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { databaseName } from '../support/globalSetup.ts';
+
+const run = promisify(execFile);
+const TSX = path.resolve('node_modules/.bin/tsx');
+
+let databaseUrl: string;
+let cleanup: () => Promise<void>;
+
+beforeAll(async () => {
+  const postgres = process.env.TEST_DATABASE_URL;
+  if (postgres) {
+    const name = `t_${inject('runId')}_cli_${crypto.randomBytes(3).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: postgres });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    await admin.end();
+    databaseUrl = databaseName(postgres, name);
+    cleanup = async () => {
+      const c = new pg.Client({ connectionString: postgres });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => c.end());
+    };
+  } else {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-test-'));
+    databaseUrl = `pglite:${path.join(dir, 'db')}`;
+    cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+afterAll(async () => cleanup?.());
+
+async function cli(...args: string[]): Promise<{ code: number; out: unknown; err: string }> {
+  try {
+    const { stdout, stderr } = await run(TSX, ['src/cli.ts', ...args], { env: { ...process.env, DATABASE_URL: databaseUrl } });
+    return { code: 0, out: JSON.parse(stdout.trim()), err: stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout, err: e.stderr };
+  }
+}
+
+describe('cli', () => {
+  it('creates stores, links them, creates and revokes API clients, seeds demo data', async () => {
+    const merchant = await cli('store', 'create', '--name', 'Shop A');
+    expect(merchant.code).toBe(0);
+    expect(merchant.out).toEqual({ id: expect.stringMatching(/^str_/) });
+    const service = await cli('store', 'create', '--name', '3PL', '--kind', 'FULFILLMENT_SERVICE');
+    expect(service.out).toEqual({ id: expect.stringMatching(/^str_/) });
+    const merchantId = (merchant.out as { id: string }).id;
+    const serviceId = (service.out as { id: string }).id;
+
+    expect((await cli('store', 'link', '--merchant', merchantId, '--fulfillment-service', serviceId)).out).toEqual({ ok: true });
+
+    const client = await cli('api-client', 'create', '--store', merchantId, '--name', 'app', '--scopes', 'customers_read,orders_write');
+    expect(client.out).toEqual({ id: expect.stringMatching(/^apc_/), secret: expect.any(String) });
+    const clientId = (client.out as { id: string }).id;
+    expect((await cli('api-client', 'revoke', '--id', clientId)).out).toEqual({ ok: true });
+
+    const seed = await cli('seed');
+    expect(seed.out).toEqual({ storeId: expect.stringMatching(/^str_/), secret: expect.any(String) });
+  });
+
+  it('refuses bad input with a JSON error on stderr and exit code 1', async () => {
+    const badScope = await cli('api-client', 'create', '--store', 'str_x', '--name', 'a', '--scopes', 'nope');
+    expect(badScope.code).toBe(1);
+    expect(JSON.parse(badScope.err.trim().split('\n').at(-1)!)).toEqual({ error: expect.stringContaining('unknown scope nope') });
+    const unknownStore = await cli('api-client', 'create', '--store', 'str_missing', '--name', 'a', '--scopes', 'orders_read');
+    expect(unknownStore.code).toBe(1);
+    expect(unknownStore.err).toContain('store str_missing not found');
+    const usage = await cli('store', 'explode');
+    expect(usage.code).toBe(1);
+    expect(usage.err).toContain('usage');
+  });
+});
+
+describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('cli next to a running server on the embedded database', () => {
+  it('works through the server socket, and the server keeps serving', async () => {
+    const child = spawn(TSX, ['src/main.ts'], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'warn', SEED_WHEN_EMPTY: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const base = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (chunk) => {
+          out += chunk;
+          const match = /listening on (http:\/\/\S+)/.exec(out);
+          if (match) resolve(match[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`server exited early with ${code}`)));
+      });
+      expect((await fetch(`${base}/readyz`)).status).toBe(200);
+      const store = await cli('store', 'create', '--name', 'While running');
+      expect(store.code).toBe(0);
+      const client = await cli('api-client', 'create', '--store', (store.out as { id: string }).id, '--name', 'a', '--scopes', 'orders_read');
+      const secret = (client.out as { secret: string }).secret;
+      const response = await fetch(`${base}/v3/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ store { id name } }' }),
+      });
+      expect(await response.json()).toEqual({ data: { store: { id: (store.out as { id: string }).id, name: 'While running' } } });
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  });
+});
