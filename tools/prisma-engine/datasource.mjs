@@ -1,19 +1,18 @@
-// Datasource URL -> Prisma driver adapter factory, plus the small database
-// management operations (`cli can-connect-to-database` / `create-database` /
-// `drop-database`) that the native schema engine performs itself.
+// Datasource URL -> Prisma driver adapter factory for the wasm engine, plus the
+// database management the native engine does itself (`cli can-connect-to-database`,
+// `cli create-database`, `cli drop-database`).
 //
-// URL rule (same as the app's runtime):
-//   pglite:<dir> | pglite:memory: | file:<dir> | <plain path>  -> PGlite
-//   postgresql://... | postgres://...                          -> @prisma/adapter-pg
-import fs from 'node:fs';
-import os from 'node:os';
+// URL rule (same as the app's runtime, src/db/client.ts):
+//   pglite:<directory> | file:<directory> | <plain path>  -> PGlite on disk
+//   pglite:memory: (or no URL)                          -> PGlite in memory
+//   postgresql://... | postgres://...                   -> PostgreSQL via @prisma/adapter-pg
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { openPgliteDirectory, openPgliteMemory, removePgliteDirectory } from './pglite.mjs';
 
 /** A user-facing error: the CLI prints `<code>: <message>` (https://pris.ly/d/prisma-errors). */
 export class EngineError extends Error {
@@ -25,30 +24,31 @@ export class EngineError extends Error {
 
 /** @returns {{kind: 'pglite', dataDir?: string} | {kind: 'postgres', url: string}} */
 export function parseDatasourceUrl(url, cwd = process.cwd()) {
-  if (!url) return { kind: 'pglite' }; // no datasource configured: in memory
+  if (!url) return { kind: 'pglite' };
   if (/^postgres(ql)?:\/\//i.test(url)) return { kind: 'postgres', url };
   let dir;
   if (url.startsWith('pglite:')) dir = url.slice('pglite:'.length);
   else if (url.startsWith('file://')) dir = fileURLToPath(url);
   else if (url.startsWith('file:')) dir = url.slice('file:'.length);
-  else if (!/^[a-z][a-z0-9+.-]+:/i.test(url)) dir = url; // a plain path
+  else if (!/^[a-z][a-z0-9+.-]+:/i.test(url)) dir = url;
   else throw new EngineError('P1013', `The provided database string is invalid. Use pglite:<directory>, pglite:memory: or postgresql://... (got \`${url.replace(/\/\/[^@/]*@/, '//***@')}\`).`);
   if (dir === '' || /^memory:(\/\/.*)?$/.test(dir)) return { kind: 'pglite' };
   return { kind: 'pglite', dataDir: path.resolve(cwd, dir) };
 }
 
 /**
- * Builds the SqlMigrationAwareDriverAdapterFactory the wasm engine runs on.
+ * The SqlMigrationAwareDriverAdapterFactory the wasm engine runs on.
  *
  * If `scratchMain` is set when the engine connects (the command never reads
  * the configured database, e.g. `migrate diff --from-migrations ... --to-schema`),
  * a PGlite datasource is replaced by a throwaway in-memory one: the engine
- * still probes the server version at start, but we neither create nor open
- * (possibly while the app has it open) the PGlite directory.
+ * still probes the server version at start, but the directory is left alone.
  *
- * Shadow databases: `shadowDatabaseUrl` if given; otherwise a fresh in-memory
- * PGlite for PGlite, or a temporary database on the same PostgreSQL server
- * (dropped when the engine is done with it, as the native engine does).
+ * Shadow databases: `shadowDatabaseUrl` if it is a PostgreSQL URL (emptied
+ * first, like the native engine does); otherwise an empty in-memory PGlite for
+ * PGlite, or a temporary database on the same PostgreSQL server, dropped when
+ * the engine is done with it.
+ *
  * Call `close()` before exiting: it releases everything that was opened.
  */
 export function createAdapterFactory({ url, shadowDatabaseUrl }, cwd) {
@@ -56,49 +56,90 @@ export function createAdapterFactory({ url, shadowDatabaseUrl }, cwd) {
   const cleanups = [];
   const onClose = (fn) => {
     let promise;
-    cleanups.push(() => (promise ??= fn()));
-    return () => (promise ??= fn());
+    const once = () => (promise ??= fn());
+    cleanups.push(once);
+    return once;
   };
 
-  const openPglite = async (dataDir) => {
-    const db = dataDir ? await PGlite.create({ dataDir: mkdirp(dataDir) }) : await freshInMemoryPglite();
+  const pgliteAdapter = async (db, dispose) => {
     const adapter = patchAdapter(await new PrismaPGlite(db).connect(), { pglite: db });
-    adapter.dispose = onClose(() => db.close());
+    adapter.dispose = dispose;
     return adapter;
   };
+  const openPgliteDir = async (dataDir) => {
+    const opened = await openPgliteDirectory(dataDir);
+    // Another process (the app's server) owns the directory: use its socket, one connection, like the app does.
+    if (opened.socketDir) return openPg({ host: opened.socketDir, user: 'postgres', database: 'postgres', max: 1 });
+    return pgliteAdapter(opened.db, onClose(opened.close));
+  };
 
-  const openPg = async (connectionString, afterClose) => {
-    const { connectionString: cs, schema } = splitSchemaParam(connectionString);
-    const adapter = patchAdapter(await new PrismaPg({ connectionString: cs }, schema ? { schema } : undefined).connect());
+  // Loading an in-memory PGlite costs 1-3 s of CPU. One instance serves the scratch
+  // main database (only probed) and, one after the other, the shadow databases the
+  // engine asks for (it disposes each before asking for the next); it is emptied
+  // before each reuse. A shadow requested while the shared one is lent gets its own.
+  let memory;
+  let memoryLent = false;
+  let memoryDirty = false;
+  const sharedMemory = () => (memory ??= openPgliteMemory().then((db) => (onClose(() => db.close()), db)));
+  const memoryShadow = async () => {
+    if (memoryLent) {
+      const db = await openPgliteMemory();
+      return pgliteAdapter(db, onClose(() => db.close()));
+    }
+    memoryLent = true;
+    const db = await sharedMemory();
+    if (memoryDirty) await db.exec(`${DROP_ALL_SCHEMAS}\nCREATE SCHEMA public AUTHORIZATION pg_database_owner;\nGRANT USAGE ON SCHEMA public TO PUBLIC;`);
+    memoryDirty = true;
+    return pgliteAdapter(db, async () => {
+      memoryLent = false;
+    });
+  };
+
+  /** `afterClose` runs once the pool has ended: a database cannot be dropped while connected to. */
+  const openPg = async (config, { schema, afterClose } = {}) => {
+    const adapter = patchAdapter(await new PrismaPg(config, schema ? { schema } : undefined).connect());
     const endPool = adapter.dispose.bind(adapter);
-    // End the pool first: a database cannot be dropped while we are connected to it.
     adapter.dispose = onClose(async () => {
       await endPool();
       await afterClose?.();
     });
     return adapter;
   };
+  const openPgUrl = (url, afterClose) => {
+    const { connectionString, schema } = splitSchemaParam(url);
+    return openPg({ connectionString }, { schema, afterClose });
+  };
 
-  const adapterName = target.kind === 'pglite' ? 'pglite-prisma-adapter' : '@prisma/adapter-pg';
   const adapters = {
     scratchMain: false,
     factory: {
       provider: 'postgres',
-      adapterName,
-      connect() {
-        if (target.kind === 'postgres') return openPg(target.url);
-        return openPglite(adapters.scratchMain ? undefined : target.dataDir);
+      adapterName: target.kind === 'pglite' ? 'pglite-prisma-adapter' : '@prisma/adapter-pg',
+      async connect() {
+        if (target.kind === 'postgres') return openPgUrl(target.url);
+        if (adapters.scratchMain) return pgliteAdapter(await sharedMemory(), async () => {});
+        if (target.dataDir) return openPgliteDir(target.dataDir);
+        const db = await openPgliteMemory(); // pglite:memory: as the real database
+        return pgliteAdapter(db, onClose(() => db.close()));
       },
       async connectToShadowDb() {
-        if (shadowDatabaseUrl) return openPg(shadowDatabaseUrl);
-        if (target.kind === 'pglite') return openPglite(undefined);
+        if (shadowDatabaseUrl && parseDatasourceUrl(shadowDatabaseUrl, cwd).kind === 'postgres') {
+          if (shadowDatabaseUrl === url) throw new Error('The shadow database you configured appears to be the same as the main database. Please specify another shadow database.');
+          const adapter = await openPgUrl(shadowDatabaseUrl);
+          const schema = splitSchemaParam(shadowDatabaseUrl).schema ?? 'public';
+          await adapter.executeScript(`${DROP_ALL_SCHEMAS}\nCREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)};`);
+          return adapter;
+        }
+        if (target.kind === 'pglite' || shadowDatabaseUrl) return memoryShadow();
         const name = `prisma_migrate_shadow_db_${randomUUID()}`;
-        await adminQuery(target.url, `CREATE DATABASE "${name}"`);
-        return openPg(withDatabase(target.url, name), () => adminQuery(target.url, `DROP DATABASE IF EXISTS "${name}"`));
+        await adminQuery(target.url, `CREATE DATABASE ${quoteIdent(name)}`);
+        return openPgUrl(withDatabase(target.url, name), () => adminQuery(target.url, `DROP DATABASE IF EXISTS ${quoteIdent(name)}`));
       },
     },
     async close() {
-      for (const fn of cleanups.reverse()) await fn().catch((e) => process.stderr.write(`${JSON.stringify({ level: 'WARN', fields: { message: `cleanup failed: ${e.message}` }, target: 'schema_engine::logger' })}\n`));
+      for (const fn of cleanups.reverse()) {
+        await fn().catch((e) => process.stderr.write(`${JSON.stringify({ level: 'WARN', fields: { message: `cleanup failed: ${e.message}` }, target: 'schema_engine::logger' })}\n`));
+      }
     },
   };
   return adapters;
@@ -110,10 +151,10 @@ export function createAdapterFactory({ url, shadowDatabaseUrl }, cwd) {
  *    `"char"` type (oid 18, e.g. pg_class.relkind), which both adapters reject
  *    as unsupported; report them as text (the value already is a string);
  *  - pglite-prisma-adapter's executeScript does not await the script (errors
- *    are lost); adapter-pg's splits it on every `;` (breaks `;` in strings and
- *    `$$` bodies). Send the whole script as one simple-protocol query instead,
- *    like the native engine.
- * Both rely on the adapters' `performIO`/`client`/`onError` internals; the
+ *    are lost); adapter-pg's splits it on every `;` (breaks on `;` in strings
+ *    and `$$` bodies). Send the whole script as one simple-protocol query, as
+ *    the native engine does.
+ * Both rely on the adapters' `performIO`/`client`/`onError` internals; their
  * versions are pinned in package.json.
  */
 function patchAdapter(adapter, { pglite } = {}) {
@@ -140,41 +181,6 @@ function patchAdapter(adapter, { pglite } = {}) {
 }
 
 // ---------------------------------------------------------------------------
-// PGlite
-
-const mkdirp = (dir) => (fs.mkdirSync(dir, { recursive: true }), dir);
-
-/**
- * initdb takes ~5 s in PGlite; restoring a freshly initialised data directory
- * from a tarball takes ~1 s. The tarball is built once per PGlite version and
- * kept in the OS temp directory.
- */
-async function freshInMemoryPglite() {
-  const file = path.join(os.tmpdir(), 'prisma-engine-pglite', `pgdata-${pgliteVersion()}.tar.gz`);
-  try {
-    const bytes = fs.readFileSync(file);
-    return await PGlite.create({ loadDataDir: new Blob([bytes], { type: 'application/x-gzip' }) });
-  } catch {
-    const db = await PGlite.create();
-    try {
-      const dump = Buffer.from(await (await db.dumpDataDir('gzip')).arrayBuffer());
-      const tmp = `${mkdirp(path.dirname(file))}/.${process.pid}-${randomUUID()}`;
-      fs.writeFileSync(tmp, dump);
-      fs.renameSync(tmp, file); // atomic: concurrent engines never see a partial file
-    } catch {
-      // no cache then; not an error
-    }
-    return db;
-  }
-}
-
-function pgliteVersion() {
-  let dir = path.dirname(fileURLToPath(import.meta.resolve('@electric-sql/pglite')));
-  while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
-  return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
-}
-
-// ---------------------------------------------------------------------------
 // `schema-engine cli <command>`
 
 export async function canConnect(url, cwd) {
@@ -186,10 +192,7 @@ export async function canConnect(url, cwd) {
 /** @returns the database name */
 export async function createDatabase(url, cwd) {
   const target = parseDatasourceUrl(url, cwd);
-  if (target.kind === 'pglite') {
-    if (target.dataDir) await (await PGlite.create({ dataDir: mkdirp(target.dataDir) })).close();
-    return target.dataDir ?? 'memory';
-  }
+  if (target.kind === 'pglite') return target.dataDir ?? 'memory'; // created on first open
   const name = databaseName(target.url);
   await adminQuery(target.url, `CREATE DATABASE ${quoteIdent(name)}`);
   return name;
@@ -197,16 +200,18 @@ export async function createDatabase(url, cwd) {
 
 export async function dropDatabase(url, cwd) {
   const target = parseDatasourceUrl(url, cwd);
-  if (target.kind === 'pglite') {
-    // Only delete something that is recognisably a PostgreSQL data directory.
-    if (target.dataDir && fs.existsSync(path.join(target.dataDir, 'PG_VERSION'))) fs.rmSync(target.dataDir, { recursive: true });
-    return;
-  }
+  if (target.kind === 'pglite') return target.dataDir && removePgliteDirectory(target.dataDir);
   await adminQuery(target.url, `DROP DATABASE ${quoteIdent(databaseName(target.url))}`);
 }
 
 // ---------------------------------------------------------------------------
 // node-postgres helpers
+
+const DROP_ALL_SCHEMAS = `DO $$ DECLARE s name; BEGIN
+  FOR s IN SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema' LOOP
+    EXECUTE format('DROP SCHEMA %I CASCADE', s);
+  END LOOP;
+END $$;`;
 
 const quoteIdent = (name) => `"${name.replaceAll('"', '""')}"`;
 const databaseName = (url) => decodeURIComponent(new URL(url).pathname.slice(1)) || 'postgres';

@@ -20,7 +20,6 @@ function logLine(level, fields) {
 function fail(error) {
   const { is_panic, error_code, message } = error instanceof EngineError ? { is_panic: false, error_code: error.code, message: error.message } : normalizeError(error);
   logLine('ERROR', { is_panic, error_code: error_code ?? '', message });
-  process.exitCode = 1;
   process.exit(1);
 }
 
@@ -59,8 +58,16 @@ async function main() {
   }
   if (positionals.length) throw new Error(`Unexpected arguments: ${positionals.join(' ')}`);
 
+  // stdout carries the JSON-RPC stream: keep stray library logging off it.
+  console.log = console.info = console.debug = console.error;
   const datamodels = values.datamodels.map((file) => [file, fs.readFileSync(file, 'utf8')]);
   const adapters = createAdapterFactory(datasource, cwd);
+  // The CLI ends our stdin and sends SIGTERM right away when it is done; close
+  // the databases properly (PGlite data directory, temporary shadow databases) first.
+  let closing;
+  const shutdown = () => (closing ??= adapters.close().finally(() => process.exit(0)));
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
   let engine; // started on the first request: its start-up connects to the database
   await serveJsonRpc(async (method, params, cli) => {
     if (method === 'createDatabase') {
@@ -82,7 +89,7 @@ async function main() {
     }
     return result;
   });
-  await adapters.close();
+  await shutdown();
 }
 
 /** The wasm engine's tracing output (JSON lines): stderr, like the native engine. */
