@@ -5,11 +5,21 @@
 // altered one fails the operation with BAD_USER_INPUT -> 400).
 import { header } from '../door.ts';
 import type { RouteInput, RouteDoc } from '../routeTable.ts';
+import type { FieldIssue } from '../schema/errors.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 500;
 
-export type PageRequest = { ok: true; first: number; after: string | null } | { ok: false; message: string };
+/** GraphQL variables of a REST list and the parameters that fill them, for error paths. */
+export const PAGE_PARAMETER_NAMES = { first: 'page-size', after: 'page-continue' } as const;
+
+export type PageRequest =
+  | { ok: true; first: number; after: string | null }
+  | { ok: false; message: string; issues: FieldIssue[] };
+
+function refused(path: string, message: string): PageRequest {
+  return { ok: false, message: `${path}: ${message}`, issues: [{ path, message }] };
+}
 
 export function readPage(input: Pick<RouteInput, 'query' | 'request'>, defaultSize = DEFAULT_PAGE_SIZE): PageRequest {
   const rawSize = input.query.get('page-size') ?? header(input.request, 'x-page-size');
@@ -17,11 +27,11 @@ export function readPage(input: Pick<RouteInput, 'query' | 'request'>, defaultSi
   let first = defaultSize;
   if (rawSize !== undefined && rawSize !== null) {
     if (!/^\d+$/.test(rawSize) || Number(rawSize) < 1 || Number(rawSize) > MAX_PAGE_SIZE) {
-      return { ok: false, message: `page-size must be an integer from 1 to ${MAX_PAGE_SIZE}, got "${rawSize}"` };
+      return refused('page-size', `must be an integer from 1 to ${MAX_PAGE_SIZE}, got "${rawSize}"`);
     }
     first = Number(rawSize);
   }
-  if (after !== null && after.length === 0) return { ok: false, message: 'page-continue must not be empty' };
+  if (after !== null && after.length === 0) return refused('page-continue', 'must not be empty');
   return { ok: true, first, after };
 }
 

@@ -1,4 +1,5 @@
 // RFC 7807 problem details, the REST door's error format (spec 2.6, decisions.md).
+import type { ExecutionResult } from 'graphql';
 import type { DoorResponse } from '../door.ts';
 import type { ClassifiedError, ErrorCode, FieldIssue } from '../schema/errors.ts';
 
@@ -51,4 +52,46 @@ export const REST_STATUS: Record<ErrorCode, number> = {
 
 export function problemFromError(error: ClassifiedError, instance: string): DoorResponse {
   return problem(REST_STATUS[error.code], error.message, { instance, errors: error.issues });
+}
+
+/** 400 for invalid input, every issue listed so a client can fix them all at once. */
+export function validationProblem(issues: FieldIssue[], instance: string): DoorResponse {
+  return problem(400, issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '), { instance, errors: issues });
+}
+
+/** REST name of each GraphQL variable a route fills from the request (`after` -> `page-continue`). */
+export type ParameterNames = Readonly<Record<string, string>>;
+
+const VARIABLE_ERROR = /^Variable "\$(\w+)" got invalid value [^;]*; ([\s\S]*)$/;
+
+function renamed(path: string, names: ParameterNames): string {
+  const [head, ...rest] = path.split('.');
+  return [names[head] ?? head, ...rest].join('.');
+}
+
+/**
+ * The problem for a failed operation, with `errors` naming the request's own parameters.
+ * A result without `data` failed before execution: its variables did not coerce (a bad
+ * date, enum value or number), which is always the caller's fault, so every such error
+ * becomes one 400 issue. A refused cursor names no variable: on REST lists it is the
+ * `after` variable.
+ */
+export function problemFromOutcome(
+  outcome: { error: ClassifiedError; result: ExecutionResult },
+  instance: string,
+  names: ParameterNames = {},
+): DoorResponse {
+  const { error, result } = outcome;
+  if (!('data' in result) && result.errors?.length) {
+    const issues = result.errors.map((e) => {
+      const match = VARIABLE_ERROR.exec(e.message);
+      return match ? { path: names[match[1]] ?? match[1], message: match[2] } : { path: '', message: e.message };
+    });
+    return validationProblem(issues, instance);
+  }
+  let issues = error.issues.map((issue) => ({ ...issue, path: renamed(issue.path, names) }));
+  if (error.code === 'BAD_USER_INPUT' && issues.length === 0 && /cursor/i.test(error.message)) {
+    issues = [{ path: names.after ?? 'after', message: error.message }];
+  }
+  return problem(REST_STATUS[error.code], error.message, { instance, errors: issues });
 }

@@ -3,6 +3,14 @@
 import { builder } from './builder.ts';
 import './scalars.ts';
 import './store.ts';
+import './orders.ts';
+import './customers.ts';
+import './returns.ts';
+import './webhooks.ts';
+import './catalog.ts';
+import './inventory.ts';
+import './purchasing.ts';
+import './inbound.ts';
 import { enforceConnectionArgs } from './connectionArgs.ts';
 
 export const schema = enforceConnectionArgs(builder.toSchema({ sortSchema: false }));

@@ -91,7 +91,7 @@ export function money(amount: DecimalValue | string | null | undefined, currency
 
 export const Money = builder.objectRef<MoneyShape>('Money').implement({
   fields: (t) => ({
-    amount: t.expose('amount', { type: 'Decimal' }),
-    currency: t.exposeString('currency', { description: 'ISO 4217 code' }),
+    amount: t.expose('amount', { type: 'Decimal', nullable: false }),
+    currency: t.exposeString('currency', { nullable: false, description: 'ISO 4217 code' }),
   }),
 });

@@ -771,7 +771,7 @@ CREATE UNIQUE INDEX "WebhookDelivery_sequence_key" ON "WebhookDelivery"("sequenc
 CREATE INDEX "WebhookDelivery_status_nextAttemptAt_idx" ON "WebhookDelivery"("status", "nextAttemptAt");
 
 -- CreateIndex
-CREATE INDEX "WebhookDelivery_subscriptionId_subjectId_sequence_idx" ON "WebhookDelivery"("subscriptionId", "subjectId", "sequence");
+CREATE INDEX "WebhookDelivery_status_subscriptionId_subjectId_sequence_idx" ON "WebhookDelivery"("status", "subscriptionId", "subjectId", "sequence");
 
 -- CreateIndex
 CREATE INDEX "WebhookDelivery_subscriptionId_createdAt_id_idx" ON "WebhookDelivery"("subscriptionId", "createdAt", "id");

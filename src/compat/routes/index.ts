@@ -1,4 +1,5 @@
 import type { Route } from '../../routeTable.ts';
+import { compatReturnRoutes } from './returns.ts';
 
 /** Every compatibility route (paths relative to /api/v1/warehouse), in match order. */
-export const compatRoutes: Route[] = [];
+export const compatRoutes: Route[] = [...compatReturnRoutes];

@@ -1,0 +1,214 @@
+// The v3 inbound-shipment graph: SQL statements per request and median latency of
+//   inboundShipments(first: N) { nodes { items(first: 100) { nodes { product { title
+//     inventoryLevels(first: 10) { nodes { available location { name } } } } } }
+//     purchaseOrders(first: 10) { nodes { name } } } }
+// at N = 1, 10, 100 over real HTTP, on an in-memory PGlite whose every statement is
+// counted. The count must not grow with N (batched loading, no N+1). Then the same
+// query executed by yoga with and without graphql-jit, in process.
+import type { AddressInfo } from 'node:net';
+import { PGlite } from '@electric-sql/pglite';
+import { useGraphQlJit } from '@envelop/graphql-jit';
+import { createYoga } from 'graphql-yoga';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { authenticate } from '../src/auth/authenticate.ts';
+import { SCOPES } from '../src/auth/scopes.ts';
+import { loadConfig } from '../src/config.ts';
+import { pgliteChannel, type Database } from '../src/db/client.ts';
+import { applyMigrations } from '../src/db/migrate.ts';
+import { newId } from '../src/domain/ids.ts';
+import { Decimal } from '../src/domain/money.ts';
+import { createApiClient } from '../src/domain/stores.ts';
+import { PrismaClient } from '../src/generated/prisma/client.ts';
+import { createLogger } from '../src/logger.ts';
+import { createContext, type GraphQLContext } from '../src/schema/context.ts';
+import { schema } from '../src/schema/index.ts';
+import { createApp } from '../src/server.ts';
+
+const SHIPMENTS = 100;
+const ITEMS_PER_SHIPMENT = 10;
+const PRODUCTS = 50;
+const RUNS = 25;
+
+const QUERY = `query Bench($n: Int!) {
+  inboundShipments(first: $n) { nodes {
+    items(first: 100) { nodes { product { title inventoryLevels(first: 10) { nodes { available location { name } } } } } }
+    purchaseOrders(first: 10) { nodes { name } }
+  } }
+}`;
+
+interface CountingDatabase extends Database {
+  statements: number;
+}
+
+/** An in-memory PGlite whose statements (Prisma's and raw ones) are counted. */
+async function openCountingDatabase(): Promise<CountingDatabase> {
+  const pglite = new PGlite();
+  await pglite.waitReady;
+  const sql = pgliteChannel(pglite);
+  const db = {} as CountingDatabase;
+  const query = pglite.query.bind(pglite);
+  const exec = pglite.exec.bind(pglite);
+  pglite.query = ((...args: Parameters<typeof query>) => {
+    db.statements++;
+    return query(...args);
+  }) as typeof pglite.query;
+  pglite.exec = ((...args: Parameters<typeof exec>) => {
+    db.statements++;
+    return exec(...args);
+  }) as typeof pglite.exec;
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  return Object.assign(db, {
+    statements: 0,
+    kind: 'pglite' as const,
+    url: 'pglite:memory:',
+    prisma,
+    sql,
+    singleConnection: true,
+    session: <T>(fn: (channel: typeof sql) => Promise<T>) => fn(sql),
+    async close() {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  });
+}
+
+/** One merchant with PRODUCTS products stocked at two locations and SHIPMENTS shipments, each tied to a purchase order. */
+async function seed(db: Database): Promise<{ storeId: string; secret: string }> {
+  const { prisma } = db;
+  const storeId = newId('store');
+  await prisma.store.create({ data: { id: storeId, name: 'Bench store' } });
+  const locations = [newId('location'), newId('location')];
+  await prisma.location.createMany({ data: locations.map((id, i) => ({ id, storeId, name: `Location ${i + 1}` })) });
+  const products = Array.from({ length: PRODUCTS }, (_, i) => ({ id: newId('product'), storeId, title: `Product ${i + 1}`, sku: `SKU-${i + 1}` }));
+  await prisma.product.createMany({ data: products });
+  await prisma.inventoryLevel.createMany({
+    data: products.flatMap((p, i) => locations.map((locationId) => ({ id: newId('inventoryLevel'), storeId, productId: p.id, locationId, quantity: 100 + i }))),
+  });
+  for (let s = 0; s < SHIPMENTS; s++) {
+    const purchaseOrderId = newId('purchaseOrder');
+    const lines = Array.from({ length: ITEMS_PER_SHIPMENT }, (_, i) => ({
+      poItemId: newId('purchaseOrderItem'),
+      productId: products[(s * ITEMS_PER_SHIPMENT + i) % PRODUCTS].id,
+    }));
+    await prisma.purchaseOrder.create({
+      data: {
+        id: purchaseOrderId,
+        storeId,
+        name: `PO-${1000 + s}`,
+        status: 'ORDERED',
+        items: { create: lines.map((l) => ({ id: l.poItemId, productId: l.productId, quantity: 20, unitCost: new Decimal('4.5') })) },
+      },
+    });
+    await prisma.inboundShipment.create({
+      data: {
+        id: newId('inboundShipment'),
+        storeId,
+        locationId: locations[s % 2],
+        status: 'IN_TRANSIT',
+        carrier: 'Bench Freight',
+        items: { create: lines.map((l) => ({ id: newId('inboundShipmentItem'), productId: l.productId, purchaseOrderItemId: l.poItemId, quantity: 20 })) },
+        purchaseOrders: { create: [{ purchaseOrderId }] },
+      },
+    });
+  }
+  const client = await createApiClient(prisma, { storeId, name: 'bench', scopes: SCOPES });
+  return { storeId, secret: client.secret };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+interface Measurement {
+  statements: number;
+  medianMs: number;
+}
+
+/** Statements of one request (after a warm-up), then the median of RUNS requests. */
+async function measure(db: CountingDatabase, request: () => Promise<unknown>): Promise<Measurement> {
+  await request();
+  await request();
+  db.statements = 0;
+  await request();
+  const statements = db.statements;
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    await request();
+    times.push(performance.now() - started);
+  }
+  return { statements, medianMs: median(times) };
+}
+
+function check(body: unknown, n: number): void {
+  const result = body as { errors?: unknown[]; data?: { inboundShipments: { nodes: { items: { nodes: unknown[] } }[] } } };
+  if (result.errors) throw new Error(`query failed: ${JSON.stringify(result.errors)}`);
+  const nodes = result.data!.inboundShipments.nodes;
+  if (nodes.length !== n || nodes.some((s) => s.items.nodes.length !== ITEMS_PER_SHIPMENT)) {
+    throw new Error(`unexpected result size for N=${n}`);
+  }
+}
+
+export async function run(): Promise<void> {
+  const db = await openCountingDatabase();
+  await applyMigrations(db);
+  const { secret } = await seed(db);
+  const config = loadConfig({ LOG_LEVEL: 'silent' });
+  const logger = createLogger('silent');
+  const app = createApp({ db, config, logger });
+  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
+  const { port } = app.server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}/v3/graphql`;
+
+  const overHttp = (n: number) => async () => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: QUERY, variables: { n } }),
+    });
+    check(await response.json(), n);
+  };
+
+  process.stdout.write(`seeded ${SHIPMENTS} shipments x ${ITEMS_PER_SHIPMENT} items, ${PRODUCTS} products at 2 locations (PGlite in memory)\n`);
+  process.stdout.write('over HTTP (/v3/graphql, authentication included):\n');
+  process.stdout.write('     N  SQL statements  median ms\n');
+  for (const n of [1, 10, 100]) {
+    const m = await measure(db, overHttp(n));
+    process.stdout.write(`${String(n).padStart(6)}  ${String(m.statements).padStart(14)}  ${m.medianMs.toFixed(1).padStart(9)}\n`);
+  }
+
+  // The executor alone: the same schema and context, yoga with and without graphql-jit.
+  const auth = await authenticate(db.prisma, secret);
+  if ('status' in auth) throw new Error(auth.message);
+  const yogaOf = (jit: boolean) =>
+    createYoga<{ gqlContext: GraphQLContext }>({
+      schema,
+      logging: false,
+      plugins: jit ? [useGraphQlJit()] : [],
+      context: ({ gqlContext }) => gqlContext,
+    });
+  process.stdout.write('executor only (yoga in process), N = 100:\n');
+  const medians: Record<string, number> = {};
+  for (const [label, yoga] of [
+    ['graphql-js', yogaOf(false)],
+    ['graphql-jit', yogaOf(true)],
+  ] as const) {
+    const m = await measure(db, async () => {
+      const gqlContext = createContext({ db, auth, door: 'v3', logger, requestId: 'bench' });
+      const response = await yoga.fetch(
+        'http://bench/graphql',
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY, variables: { n: 100 } }) },
+        { gqlContext },
+      );
+      check(await response.json(), 100);
+    });
+    medians[label] = m.medianMs;
+    process.stdout.write(`  ${label.padEnd(12)} ${String(m.statements).padStart(3)} statements  median ${m.medianMs.toFixed(1)} ms\n`);
+  }
+  process.stdout.write(`  graphql-jit / graphql-js median latency: ${(medians['graphql-jit'] / medians['graphql-js']).toFixed(2)}\n`);
+
+  await app.shutdown(1_000);
+  await db.close();
+}

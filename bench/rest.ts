@@ -1,0 +1,387 @@
+// The cost of the v2.2 door. Two operations, customer upsert and one page (20) of
+// the returns list, each driven as a closed loop (REQUESTS requests, CONCURRENCY in
+// flight, keep-alive fetch) over real HTTP on 127.0.0.1 against:
+//   rest   the door: PUT /v2.2/stores/{id}/customers, GET /v2.2/stores/{id}/returns
+//   v3     the same GraphQL operation the REST route runs, posted to /v3/graphql
+//   sofa   the schema field served by a SOFA router (sofa-api), SOFA's own operation
+//   table  SOFA's very operation run by a route table + adapter, as the door's routes are
+//   raw    a hand-written node:http route calling the domain function directly
+// Every variant authenticates the bearer secret and counts the rate limit as the
+// door does, so what differs is the layer between HTTP and the domain. `sofa` vs
+// `table` isolates SOFA's route handling (both execute the same document); a third
+// run does that on the cheapest operation (the store lookup), where routing weighs most.
+// Run on in-memory PGlite and on a scratch PostgreSQL database (dropped after).
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { execute, print, type DocumentNode, type ExecutionArgs } from 'graphql';
+import { createSofa, createSofaRouter } from 'sofa-api';
+import { authenticate, isAuthFailure, readSecret, type AuthContext } from '../src/auth/authenticate.ts';
+import { consumeRateLimit } from '../src/auth/rateLimit.ts';
+import { SCOPES } from '../src/auth/scopes.ts';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase, type Database } from '../src/db/client.ts';
+import { applyMigrations } from '../src/db/migrate.ts';
+import { upsertCustomer, type CustomerUpsertInput } from '../src/domain/customers.ts';
+import { createOrder } from '../src/domain/orders.ts';
+import { createReturn, listReturns } from '../src/domain/returns.ts';
+import { createApiClient, createStore } from '../src/domain/stores.ts';
+import { createLogger } from '../src/logger.ts';
+import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT } from '../src/rest/returnShape.ts';
+import type { DoorResponse } from '../src/door.ts';
+import { RouteTable } from '../src/routeTable.ts';
+import { createContext, type GraphQLContext } from '../src/schema/context.ts';
+import { defineOperation, runOperation, type Operation } from '../src/schema/execute.ts';
+import { schema } from '../src/schema/index.ts';
+import { encodeCursor } from '../src/schema/keyset.ts';
+import { createApp } from '../src/server.ts';
+
+const REQUESTS = Number(process.env.BENCH_REST_REQUESTS ?? 2000);
+/** Each variant also stops after this long, so `npm run bench` stays within a few minutes on a slow machine. */
+const MAX_SECONDS = Number(process.env.BENCH_REST_SECONDS ?? 3);
+const CONCURRENCY = 16;
+const WARMUP = 50;
+const PAGE = 20;
+const RETURNS = 60;
+const EMAILS = 200;
+// Connections of one variant sit idle while the others run; a server closing them meanwhile races the client's reuse.
+const KEEP_ALIVE_MS = 120_000;
+const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+// The operations of the REST routes (src/rest/routes/customers.ts, returns.ts), sent as-is to /v3/graphql.
+const UPSERT_QUERY = `mutation RestUpsertCustomer($input: CustomerUpsertInput!) {
+  upsertCustomer(input: $input) { created customer { id email } }
+}`;
+const RETURNS_QUERY = `query RestReturns($first: Int!, $after: String) {
+  returns(first: $first, after: $after) { pageInfo { hasNextPage endCursor } nodes { ...RestReturn order { ...RestOrder } } }
+}
+${REST_RETURN_FRAGMENT}
+${REST_ORDER_FRAGMENT}`;
+
+// What the door's returns route loads, as one Prisma query through the domain's list function.
+const RAW_RETURN_INCLUDE = {
+  include: {
+    order: { include: { lineItems: { orderBy: { position: 'asc' as const } } } },
+    items: { include: { orderLineItem: true } },
+    destinationLocation: true,
+    notes: { orderBy: { createdAt: 'asc' as const } },
+  },
+};
+
+interface Fixture {
+  storeId: string;
+  secret: string;
+}
+
+interface Request {
+  method: string;
+  path: string;
+  body?: unknown;
+}
+
+type Phase = 'warm' | 'measure';
+
+interface Variant {
+  name: string;
+  request: (i: number, phase: Phase) => Request;
+  expect: number[];
+}
+
+interface Measured {
+  name: string;
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+async function seed(db: Database): Promise<Fixture> {
+  const { id: storeId } = await createStore(db.prisma, { name: 'Bench store' });
+  const { secret } = await createApiClient(db.prisma, { storeId, name: 'bench', scopes: SCOPES });
+  for (let i = 0; i < RETURNS / 2; i++) {
+    const order = await createOrder(db.prisma, storeId, {
+      orderId: `bench-${i}`,
+      createdAt: new Date(Date.UTC(2026, 0, 1 + (i % 28))).toISOString(),
+      customer: { email: `buyer${i}@example.com`, firstName: 'Bench', lastName: `Buyer ${i}` },
+      lineItems: [1, 2, 3].map((n) => ({ id: `line-${n}`, productId: `p-${n}`, title: `Product ${n}`, quantity: 4, price: 12.5 })),
+      totalPrice: 150,
+      currencyCode: 'USD',
+    });
+    const lines = await db.prisma.orderLineItem.findMany({ where: { orderId: order.id }, orderBy: { position: 'asc' } });
+    for (let r = 0; r < 2; r++) {
+      await createReturn(db.prisma, storeId, { orderId: order.id, items: lines.map((l) => ({ lineItemId: l.id, quantity: 1, reason: 'too small' })) });
+    }
+  }
+  return { storeId, secret };
+}
+
+function customerBody(tag: string, i: number): CustomerUpsertInput {
+  return {
+    email: `${tag}-${i % EMAILS}@example.com`,
+    firstName: 'Ada',
+    lastName: `Bench ${i}`,
+    customFields: { tier: i % 2 === 0 ? 'gold' : 'silver', visits: i },
+  };
+}
+
+async function authorize(db: Database, header: string | undefined): Promise<AuthContext | undefined> {
+  const auth = await authenticate(db.prisma, readSecret(header));
+  if (isAuthFailure(auth)) return undefined;
+  await consumeRateLimit(db.prisma, auth.client.id, 'rest', 1_000_000);
+  return auth;
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function readBody(req: http.IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * The bench-only server: `/raw/...` hand-written routes on the domain, `/sofa/...` the
+ * SOFA router, `/table/...` a route table running the operations SOFA generated.
+ */
+async function startBenchServer(db: Database, fixture: Fixture) {
+  const logger = createLogger('silent');
+  const contextOf = (auth: AuthContext): GraphQLContext => createContext({ db, auth, door: 'rest', logger, requestId: 'bench' });
+
+  const captured = new Map<string, DocumentNode>();
+  const sofa = createSofaRouter(
+    createSofa({
+      basePath: '/sofa',
+      schema,
+      execute: ((args: ExecutionArgs) => {
+        if (args.operationName && !captured.has(args.operationName)) captured.set(args.operationName, args.document);
+        return execute(args);
+      }) as typeof execute,
+      context: async ({ request }) => {
+        const auth = await authorize(db, request.headers.get('authorization') ?? undefined);
+        if (!auth) throw new Error('bench client refused');
+        return contextOf(auth);
+      },
+    }),
+  );
+
+  // Filled from SOFA's first calls below, before any measured request reaches the table.
+  const sofaOperations = new Map<string, Operation>();
+  const runSofaOperation = async (name: string, field: string, variables: Record<string, unknown>, ctx: GraphQLContext): Promise<DoorResponse> => {
+    const outcome = await runOperation<Record<string, unknown>>(sofaOperations.get(name)!, variables, ctx);
+    return { status: outcome.ok ? 200 : 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify(outcome.ok ? outcome.data[field] : outcome.error) };
+  };
+  const table = new RouteTable([
+    { method: 'GET', path: '/store', scopes: [], handle: ({ ctx }) => runSofaOperation('store_query', 'store', {}, ctx) },
+    {
+      method: 'POST',
+      path: '/upsert-customer',
+      scopes: [],
+      handle: ({ body, ctx }) => runSofaOperation('upsertCustomer_mutation', 'upsertCustomer', { input: (body as { input: unknown }).input }, ctx),
+    },
+    {
+      method: 'GET',
+      path: '/returns',
+      scopes: [],
+      handle: ({ query, ctx }) => runSofaOperation('returns_query', 'returns', { first: Number(query.get('first')) }, ctx),
+    },
+  ]);
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://bench');
+    const fail = (error: unknown) => send(res, 500, { error: String(error) });
+    if (url.pathname.startsWith('/sofa/')) {
+      sofa.requestListener(req, res);
+      return;
+    }
+    (async () => {
+      const body = await readBody(req);
+      const auth = await authorize(db, req.headers.authorization);
+      if (!auth) return send(res, 401, { error: 'unauthorized' });
+      if (url.pathname === `/raw/stores/${fixture.storeId}/customers` && req.method === 'PUT') {
+        const { customer, created } = await upsertCustomer(db.prisma, auth.store.id, body as CustomerUpsertInput);
+        return send(res, created ? 201 : 200, { id: customer.id, email: customer.email, created });
+      }
+      if (url.pathname === `/raw/stores/${fixture.storeId}/returns` && req.method === 'GET') {
+        const page = { where: {}, orderBy: [{ updatedAt: 'desc' as const }, { id: 'desc' as const }], take: PAGE + 1 };
+        const rows = await listReturns(db.prisma, auth.store.id, {}, page, RAW_RETURN_INCLUDE);
+        const last = rows[PAGE - 1];
+        const next = rows.length > PAGE ? { 'x-page-next': encodeCursor('returns:updatedAt:desc', last.updatedAt.toISOString(), last.id) } : undefined;
+        return send(res, 200, { returns: rows.slice(0, PAGE) }, next);
+      }
+      const matched = table.match(req.method ?? 'GET', url.pathname.slice('/table'.length));
+      if (!matched || !('route' in matched)) return send(res, 404, { error: 'no route' });
+      const response = await matched.route.handle({
+        request: { method: req.method ?? 'GET', url, headers: req.headers, body: Buffer.alloc(0), requestId: 'bench' },
+        params: matched.params,
+        query: url.searchParams,
+        body,
+        ctx: contextOf(auth),
+        instance: url.pathname,
+      });
+      res.writeHead(response.status, response.headers);
+      res.end(response.body);
+    })().catch(fail);
+  });
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  // One call each through SOFA yields the operations it generated; the route table then runs exactly those.
+  const headers = { authorization: `Bearer ${fixture.secret}`, 'content-type': 'application/json' };
+  await fetch(`${base}/sofa/upsert-customer`, { method: 'POST', headers, body: JSON.stringify({ input: customerBody('probe', 0) }) }).then((r) => r.text());
+  await fetch(`${base}/sofa/returns?first=${PAGE}`, { headers }).then((r) => r.text());
+  await fetch(`${base}/sofa/store`, { headers }).then((r) => r.text());
+  for (const name of ['upsertCustomer_mutation', 'returns_query', 'store_query']) {
+    const document = captured.get(name);
+    if (!document) throw new Error(`SOFA did not run ${name} (captured: ${[...captured.keys()].join(', ')})`);
+    sofaOperations.set(name, defineOperation(print(document)));
+  }
+  return {
+    base,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function drive(origin: (path: string) => string, secret: string, variant: Variant, count: number, phase: Phase): Promise<Measured> {
+  const latencies: number[] = [];
+  let next = 0;
+  const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
+  const deadline = performance.now() + MAX_SECONDS * 1000;
+  const worker = async () => {
+    while (next < count && performance.now() < deadline) {
+      const { method, path, body } = variant.request(next++, phase);
+      const started = performance.now();
+      const response = await fetch(origin(path), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await response.text();
+      latencies.push(performance.now() - started);
+      if (!variant.expect.includes(response.status)) throw new Error(`${variant.name}: ${method} ${path} -> ${response.status} ${text.slice(0, 300)}`);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const elapsed = performance.now() - started;
+  latencies.sort((a, b) => a - b);
+  return { name: variant.name, requests: latencies.length, rps: (latencies.length / elapsed) * 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+function printTable(title: string, rows: Measured[]) {
+  const line = (cells: string[]) => `  ${cells[0].padEnd(8)}${cells.slice(1).map((c) => c.padStart(10)).join('')}`;
+  process.stdout.write(`${title}\n${line(['variant', 'requests', 'req/s', 'p50 ms', 'p99 ms'])}\n`);
+  for (const r of rows) process.stdout.write(`${line([r.name, String(r.requests), r.rps.toFixed(0), r.p50.toFixed(1), r.p99.toFixed(1)])}\n`);
+  const by = Object.fromEntries(rows.map((r) => [r.name, r]));
+  const ratios = [
+    ['rest', 'raw'],
+    ['rest', 'v3'],
+    ['v3', 'raw'],
+    ['sofa', 'table'],
+    ['rest', 'sofa'],
+  ].filter(([a, b]) => by[a] && by[b]);
+  const text = ratios.map(([a, b]) => `${a}/${b} ${(by[a].rps / by[b].rps).toFixed(2)}`).join(', ');
+  process.stdout.write(`  throughput ratios: ${text}\n`);
+}
+
+async function benchDatabase(label: string, db: Database): Promise<void> {
+  await applyMigrations(db);
+  const fixture = await seed(db);
+  const config = { ...loadConfig({ LOG_LEVEL: 'silent' }), rateLimits: { rest: 1_000_000, compat: 1_000_000 } };
+  const app = createApp({ db, config, logger: createLogger('silent') });
+  app.server.keepAliveTimeout = KEEP_ALIVE_MS;
+  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
+  const appBase = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const bench = await startBenchServer(db, fixture);
+  const store = `/stores/${fixture.storeId}`;
+  try {
+    const upsert: Variant[] = [
+      { name: 'rest', expect: [200, 201], request: (i, phase) => ({ method: 'PUT', path: `app:/v2.2${store}/customers`, body: customerBody(`rest-${phase}`, i) }) },
+      { name: 'v3', expect: [200], request: (i, phase) => ({ method: 'POST', path: 'app:/v3/graphql', body: { query: UPSERT_QUERY, variables: { input: customerBody(`v3-${phase}`, i) } } }) },
+      { name: 'sofa', expect: [200], request: (i, phase) => ({ method: 'POST', path: 'bench:/sofa/upsert-customer', body: { input: customerBody(`sofa-${phase}`, i) } }) },
+      { name: 'table', expect: [200], request: (i, phase) => ({ method: 'POST', path: 'bench:/table/upsert-customer', body: { input: customerBody(`table-${phase}`, i) } }) },
+      { name: 'raw', expect: [200, 201], request: (i, phase) => ({ method: 'PUT', path: `bench:/raw${store}/customers`, body: customerBody(`raw-${phase}`, i) }) },
+    ];
+    const returns: Variant[] = [
+      { name: 'rest', expect: [200], request: () => ({ method: 'GET', path: `app:/v2.2${store}/returns?page-size=${PAGE}` }) },
+      { name: 'v3', expect: [200], request: () => ({ method: 'POST', path: 'app:/v3/graphql', body: { query: RETURNS_QUERY, variables: { first: PAGE } } }) },
+      { name: 'sofa', expect: [200], request: () => ({ method: 'GET', path: `bench:/sofa/returns?first=${PAGE}` }) },
+      { name: 'table', expect: [200], request: () => ({ method: 'GET', path: `bench:/table/returns?first=${PAGE}` }) },
+      { name: 'raw', expect: [200], request: () => ({ method: 'GET', path: `bench:/raw${store}/returns` }) },
+    ];
+    const lookup: Variant[] = [
+      { name: 'sofa', expect: [200], request: () => ({ method: 'GET', path: 'bench:/sofa/store' }) },
+      { name: 'table', expect: [200], request: () => ({ method: 'GET', path: 'bench:/table/store' }) },
+    ];
+    const origin = (path: string) => (path.startsWith('app:') ? appBase + path.slice(4) : bench.base + path.slice(6));
+    for (const [title, variants] of [
+      [`${label}: customer upsert (up to ${REQUESTS} requests or ${MAX_SECONDS} s, ${CONCURRENCY} in flight; ${EMAILS} e-mails, so creates then updates)`, upsert],
+      [`${label}: returns list, one page of ${PAGE} (up to ${REQUESTS} requests or ${MAX_SECONDS} s, ${CONCURRENCY} in flight)`, returns],
+      [`${label}: the store lookup, the cheapest operation: SOFA's route handling against a route table's`, lookup],
+    ] as const) {
+      const rows: Measured[] = [];
+      for (const variant of variants) {
+        await drive(origin, fixture.secret, variant, WARMUP, 'warm');
+        rows.push(await drive(origin, fixture.secret, variant, REQUESTS, 'measure'));
+      }
+      printTable(title, rows);
+    }
+  } finally {
+    await bench.close();
+    await app.shutdown(1_000);
+  }
+}
+
+/** The pool lets its connections go shortly after close(); forcing them out would fail its idle clients loudly. */
+async function dropWhenReleased(admin: pg.Client, name: string): Promise<void> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55006') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+}
+
+async function withScratchPostgres(fn: (db: Database) => Promise<void>): Promise<boolean> {
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  try {
+    await admin.connect();
+  } catch (error) {
+    process.stdout.write(`PostgreSQL at ${POSTGRES_ADMIN_URL} unreachable (${(error as Error).message}); skipped\n`);
+    return false;
+  }
+  const name = `bench_rest_${process.pid}_${Date.now().toString(36)}`;
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const db = await openDatabase(url.toString(), { poolSize: CONCURRENCY });
+  try {
+    await fn(db);
+  } finally {
+    await db.close();
+    await dropWhenReleased(admin, name);
+    await admin.end();
+  }
+  return true;
+}
+
+export async function run(): Promise<void> {
+  const started = performance.now();
+  const pglite = await openDatabase('pglite:memory:');
+  try {
+    await benchDatabase('PGlite (in memory)', pglite);
+  } finally {
+    await pglite.close();
+  }
+  await withScratchPostgres((db) => benchDatabase('PostgreSQL', db));
+  process.stdout.write(`rest bench took ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+}

@@ -1,0 +1,123 @@
+// Webhook deliveries per second from the outbox to a local receiver on 127.0.0.1, on
+// PostgreSQL, with one dispatcher and with two (each with its own connection pool, as
+// two service instances would run). A backlog of EVENTS events over SUBJECTS subjects
+// is queued, then drained; the receiver checks during the run that no subject ever has
+// two deliveries in flight and that every subject's events arrive in order. Run for a
+// receiver that answers at once and for one that takes RECEIVER_DELAY_MS per request.
+import pg from 'pg';
+import { openDatabase, type Database } from '../src/db/client.ts';
+import { applyMigrations } from '../src/db/migrate.ts';
+import { createStore } from '../src/domain/stores.ts';
+import { configureWebhookAddressPolicy, createWebhookSubscription, systemLookup } from '../src/domain/webhooks.ts';
+import { createLogger } from '../src/logger.ts';
+import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
+import { insertEvents, orderViolations, startReceiver, waitFor } from '../test/webhooks/support.ts';
+
+const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 3000);
+const SUBJECTS = 100;
+const RECEIVER_DELAY_MS = 5;
+const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+interface Result {
+  dispatchers: number;
+  receiverDelayMs: number;
+  seconds: number;
+  perSecond: number;
+  orderViolations: number;
+  overlaps: number;
+}
+
+async function scratchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `bench_webhooks_${process.pid}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      // Closed pools finish closing their sockets asynchronously; a forced drop that
+      // beats them would make the server signal an error to a client already ending.
+      for (let i = 0; i < 50; i++) {
+        const { rows } = await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+        if (rows[0].n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+async function measure(db: Database, url: string, dispatcherCount: number, receiverDelayMs: number): Promise<Result> {
+  const busySubjects = new Set<string>();
+  let overlaps = 0;
+  const receiver = await startReceiver(async ({ body }) => {
+    if (busySubjects.has(body.subjectId)) overlaps++;
+    busySubjects.add(body.subjectId);
+    if (receiverDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, receiverDelayMs));
+    busySubjects.delete(body.subjectId);
+    return { status: 200 };
+  });
+  const { id: storeId } = await createStore(db.prisma, { name: `bench ${dispatcherCount}/${receiverDelayMs}` });
+  const subscription = await createWebhookSubscription(db.prisma, storeId, { url: receiver.url, topics: ['inventory_level.updated'] });
+  const events = Array.from({ length: EVENTS }, (_, i) => ({
+    topic: 'inventory_level.updated' as const,
+    subjectId: `li_bench${i % SUBJECTS}`,
+    data: { n: Math.floor(i / SUBJECTS) + 1 },
+  }));
+  for (let i = 0; i < events.length; i += 1000) await insertEvents(db, { storeId, subscriptionId: subscription.id }, events.slice(i, i + 1000));
+
+  const handles = await Promise.all(Array.from({ length: dispatcherCount }, () => openDatabase(url, { poolSize: 10 })));
+  const dispatchers = handles.map(
+    (handle) => new WebhookDispatcher({ db: handle, logger: createLogger('warn'), policy: { allowLoopback: true, lookup: systemLookup } }),
+  );
+  const started = performance.now();
+  dispatchers.forEach((d) => d.start());
+  await waitFor(() => receiver.requests.length >= EVENTS, `${EVENTS} deliveries`, 300_000, 5);
+  const seconds = (performance.now() - started) / 1000;
+  await Promise.all(dispatchers.map((d) => d.stop()));
+  await Promise.all(handles.map((h) => h.close()));
+  await receiver.close();
+  const delivered = await db.prisma.webhookDelivery.count({ where: { subscriptionId: subscription.id, status: 'DELIVERED' } });
+  if (delivered !== EVENTS) throw new Error(`expected ${EVENTS} delivered, found ${delivered}`);
+  return {
+    dispatchers: dispatcherCount,
+    receiverDelayMs,
+    seconds,
+    perSecond: EVENTS / seconds,
+    orderViolations: orderViolations(receiver.requests).length,
+    overlaps,
+  };
+}
+
+export async function run(): Promise<void> {
+  const scratch = await scratchDatabase();
+  const db = await openDatabase(scratch.url, { poolSize: 4 });
+  configureWebhookAddressPolicy({ allowLoopback: true });
+  const results: Result[] = [];
+  try {
+    await applyMigrations(db);
+    for (const delay of [0, RECEIVER_DELAY_MS]) {
+      for (const count of [1, 2]) results.push(await measure(db, scratch.url, count, delay));
+    }
+  } finally {
+    await db.close();
+    await scratch.drop();
+  }
+  process.stdout.write(`PostgreSQL, ${EVENTS} events over ${SUBJECTS} subjects, dispatcher defaults (16 in flight each)\n`);
+  process.stdout.write('dispatchers  receiver delay  seconds  deliveries/s  order violations  same-subject overlaps\n');
+  for (const r of results) {
+    process.stdout.write(
+      `${String(r.dispatchers).padStart(11)}  ${`${r.receiverDelayMs} ms`.padStart(14)}  ${r.seconds.toFixed(2).padStart(7)}  ` +
+        `${r.perSecond.toFixed(0).padStart(12)}  ${String(r.orderViolations).padStart(16)}  ${String(r.overlaps).padStart(21)}\n`,
+    );
+  }
+  for (const delay of [0, RECEIVER_DELAY_MS]) {
+    const [one, two] = results.filter((r) => r.receiverDelayMs === delay);
+    process.stdout.write(`2 dispatchers / 1 dispatcher (receiver ${delay} ms): ${(two.perSecond / one.perSecond).toFixed(2)}x\n`);
+  }
+  if (results.some((r) => r.orderViolations > 0 || r.overlaps > 0)) throw new Error('per-subject order was violated during the run');
+}

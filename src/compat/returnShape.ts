@@ -1,0 +1,169 @@
+// The warehouse platform's return shapes (decisions.md "Compatibility interface"):
+// snake_case objects, money as decimal strings, the platform's own `state` derived
+// from our native status, and the GraphQL selections these are read from. Names
+// that exist only on this interface (state, close, cancel ...) live here and nowhere else.
+
+/** Native statuses (GraphQL enum names) by the platform's state. */
+export const STATUSES_BY_STATE = {
+  open: ['OPEN', 'IN_TRANSIT', 'DELIVERED'],
+  review: ['NEEDS_REVIEW', 'IN_REVIEW', 'FLAGGED'],
+  closed: ['COMPLETE'],
+  cancelled: ['REJECTED'],
+} as const;
+
+export type CompatState = keyof typeof STATUSES_BY_STATE | 'deleted';
+
+export const COMPAT_STATES = Object.keys(STATUSES_BY_STATE) as (keyof typeof STATUSES_BY_STATE)[];
+
+/** States a list shows when the client names none. */
+export const DEFAULT_LIST_STATES: readonly (keyof typeof STATUSES_BY_STATE)[] = ['open', 'closed', 'cancelled'];
+
+export function stateOf(status: string): CompatState {
+  for (const state of COMPAT_STATES) {
+    if ((STATUSES_BY_STATE[state] as readonly string[]).includes(status)) return state;
+  }
+  return 'deleted';
+}
+
+export const COMPAT_RETURN_FRAGMENT = `
+  fragment CompatReturn on Return {
+    id number status createdAt updatedAt currency carrier trackingNumber labelStatus labelUrl
+    total { amount }
+    order { id name customer { email } }
+    items {
+      id reason outcome barcode
+      unitPrice { amount } discount { amount } tax { amount } refund { amount }
+      orderLineItem { title sku externalProductId externalVariantId }
+    }
+  }`;
+
+interface Amount {
+  amount: string;
+}
+
+export interface CompatReturnNode {
+  id: string;
+  number: number;
+  status: string;
+  createdAt: string;
+  updatedAt: string;
+  currency: string;
+  carrier: string | null;
+  trackingNumber: string | null;
+  labelStatus: string | null;
+  labelUrl: string | null;
+  total: Amount;
+  order: { id: string; name: string; customer: { email: string | null } | null };
+  items: {
+    id: string;
+    reason: string | null;
+    outcome: string;
+    barcode: string | null;
+    unitPrice: Amount;
+    discount: Amount;
+    tax: Amount;
+    refund: Amount;
+    orderLineItem: { title: string; sku: string | null; externalProductId: string; externalVariantId: string | null };
+  }[];
+}
+
+/** The return's outcome as the platform reports it: the items' common outcome, else "mixed". */
+function outcomeOf(items: CompatReturnNode['items']): string | null {
+  const outcomes = [...new Set(items.map((item) => item.outcome.toLowerCase()))];
+  if (outcomes.length === 0) return null;
+  return outcomes.length === 1 ? outcomes[0] : 'mixed';
+}
+
+export function compatReturn(node: CompatReturnNode) {
+  return {
+    id: node.number,
+    svc_id: node.id,
+    state: stateOf(node.status),
+    created_at: node.createdAt,
+    updated_at: node.updatedAt,
+    order_id: node.order.id,
+    order_name: node.order.name,
+    customer: node.order.customer?.email ?? null,
+    currency: node.currency,
+    total: node.total.amount,
+    outcome: outcomeOf(node.items),
+    carrier: node.carrier,
+    tracking_number: node.trackingNumber,
+    label_status: node.labelStatus,
+    label_url: node.labelUrl,
+    line_items: node.items.map((item) => ({
+      line_item_id: item.id,
+      product_id: item.orderLineItem.externalProductId,
+      variant_id: item.orderLineItem.externalVariantId,
+      sku: item.orderLineItem.sku,
+      title: item.orderLineItem.title,
+      price: item.unitPrice.amount,
+      discount: item.discount.amount,
+      tax: item.tax.amount,
+      refund: item.refund.amount,
+      return_reason: item.reason,
+      barcode: item.barcode,
+      outcome: item.outcome.toLowerCase(),
+    })),
+  };
+}
+
+export interface CompatNoteNode {
+  id: string;
+  content: string;
+  createdAt: string;
+}
+
+export function compatNote(note: CompatNoteNode) {
+  return { id: note.id, content: note.content, created_at: note.createdAt };
+}
+
+export const ASN_ROW_FIELDS = `
+  returnId returnNumber returnItemId orderId orderName status customerEmail title sku barcode
+  unitPrice { amount } currency carrier trackingNumber labelStatus createdAt updatedAt`;
+
+export interface AsnRowNode {
+  returnId: string;
+  returnNumber: number;
+  returnItemId: string;
+  orderId: string;
+  orderName: string;
+  status: string;
+  customerEmail: string | null;
+  title: string;
+  sku: string | null;
+  barcode: string | null;
+  unitPrice: Amount | null;
+  currency: string;
+  carrier: string | null;
+  trackingNumber: string | null;
+  labelStatus: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * An advance shipping notice row. `id` is the return's numeric id, as the platform's
+ * own rows carry it (tools act on `/return/{id}/...` with it); `return_id` is the svc_id.
+ */
+export function compatAsnRow(row: AsnRowNode) {
+  return {
+    id: row.returnNumber,
+    return_id: row.returnId,
+    return_line_item_id: row.returnItemId,
+    order_id: row.orderId,
+    order_name: row.orderName,
+    state: stateOf(row.status),
+    customer_email: row.customerEmail,
+    title: row.title,
+    sku: row.sku,
+    barcode: row.barcode,
+    purchase_price: row.unitPrice?.amount ?? null,
+    currency: row.currency,
+    carrier: row.carrier,
+    tracking_number: row.trackingNumber,
+    label_status: row.labelStatus,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}

@@ -1,0 +1,443 @@
+// Customer profiles, created or updated by e-mail (spec 2.1-2.3, decisions.md "Customers").
+// Every rule of the upsert lives here so that each door applies the same ones. The
+// upsert is race-safe on PGlite and PostgreSQL: an existing customer row is locked
+// FOR UPDATE, a missing one inserted with ON CONFLICT DO NOTHING (losing that race to
+// a concurrent upsert of the same e-mail turns ours into an update of its row), and
+// custom field declarations and options are inserted with ON CONFLICT DO NOTHING in
+// name order (one fixed order, so concurrent upserts cannot deadlock on them).
+import type { Customer, CustomFieldType, Prisma } from '../generated/prisma/client.ts';
+import { Invalid, type FieldIssue } from './errors.ts';
+import { recordEvent } from './events.ts';
+import { newId } from './ids.ts';
+import { Decimal } from './money.ts';
+import { inTransaction, type Db, type Tx } from './tx.ts';
+
+export const CUSTOMER_LOCATION_STRING_FIELDS = [
+  'street1',
+  'street2',
+  'city',
+  'state',
+  'stateCode',
+  'postalCode',
+  'country',
+  'countryCode',
+  'ianaTimeZoneName',
+] as const;
+export const CUSTOMER_LOCATION_NUMBER_FIELDS = ['latitude', 'longitude'] as const;
+
+type LocationStringField = (typeof CUSTOMER_LOCATION_STRING_FIELDS)[number];
+type LocationNumberField = (typeof CUSTOMER_LOCATION_NUMBER_FIELDS)[number];
+
+export type CustomerLocation = Partial<Record<LocationStringField, string> & Record<LocationNumberField, number>>;
+
+/** Upsert input; a field that is absent or null leaves the stored value as it is. */
+export interface CustomerUpsertInput {
+  email: string;
+  firstName?: string | null;
+  lastName?: string | null;
+  phoneNumber?: string | null;
+  location?: { [K in keyof CustomerLocation]?: CustomerLocation[K] | null } | null;
+  /** Field name -> string, number or boolean; anything else is refused. */
+  customFields?: unknown;
+}
+
+export type CustomFieldValueOut = string | number | boolean;
+
+interface CustomerView {
+  id: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  name: string | null;
+  phoneNumber: string | null;
+  phoneNumbers: string[];
+  location: CustomerLocation | null;
+  customFields: Record<string, CustomFieldValueOut>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+// Dot-atom local part and a domain of DNS labels with at least one dot: what the
+// `email` format of the REST document (JSON Schema) accepts, so every stored e-mail
+// is one the document promises.
+const EMAIL =
+  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
+const MAX_LOCAL_PART_LENGTH = 64;
+const MAX_EMAIL_LENGTH = 254;
+const E164 = /^\+[1-9]\d{1,14}$/;
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|([+-])(\d{2}):(\d{2}))$/i;
+const MAX_FIELD_NAME_LENGTH = 255;
+// STRING values are also option keys in a B-tree index, whose entries must stay under ~2.7 kB.
+const MAX_STRING_VALUE_LENGTH = 500;
+// NUMBER values are stored as DECIMAL(65, 30): 35 digits before the point.
+const MAX_NUMBER_MAGNITUDE = new Decimal('1e35');
+
+export function isEmail(value: string): boolean {
+  return value.length <= MAX_EMAIL_LENGTH && value.indexOf('@') <= MAX_LOCAL_PART_LENGTH && EMAIL.test(value);
+}
+
+/** The stored form of an e-mail: trimmed and lower case (the upsert key is case-insensitive). */
+export function normalizeEmail(value: string): string {
+  return value.trim().toLowerCase();
+}
+
+export function isE164(value: string): boolean {
+  return E164.test(value);
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** An ISO 8601 date-time with a time zone that names a real instant, or null. */
+export function parseIsoDateTime(value: string): Date | null {
+  const m = ISO_DATE_TIME.exec(value);
+  if (!m) return null;
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = [1, 2, 3, 4, 5, 6, 8, 9].map((i) => Number(m[i] ?? 0));
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return null;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The display name made from first and last name. */
+export function displayName(firstName: string | null, lastName: string | null): string | null {
+  const name = [firstName, lastName].filter((part): part is string => Boolean(part)).join(' ');
+  return name === '' ? null : name;
+}
+
+interface ParsedField {
+  name: string;
+  /** The type a new declaration gets from this value. */
+  detected: CustomFieldType;
+  value: string | number | boolean;
+  date: Date | null;
+}
+
+interface ParsedUpsert {
+  email: string;
+  firstName: string | null | undefined;
+  lastName: string | null | undefined;
+  phoneNumber: string | undefined;
+  location: CustomerLocation | undefined;
+  fields: ParsedField[];
+}
+
+function optionalName(value: string | null | undefined): string | null | undefined {
+  if (value === undefined || value === null) return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? null : trimmed;
+}
+
+function parseLocation(location: CustomerUpsertInput['location'], issues: FieldIssue[]): CustomerLocation | undefined {
+  if (location === undefined || location === null) return undefined;
+  const parsed: CustomerLocation = {};
+  for (const field of CUSTOMER_LOCATION_STRING_FIELDS) {
+    const value = location[field];
+    if (value === undefined || value === null) continue;
+    parsed[field] = value.trim();
+  }
+  if (parsed.countryCode !== undefined) {
+    parsed.countryCode = parsed.countryCode.toUpperCase();
+    if (!/^[A-Z]{2}$/.test(parsed.countryCode)) {
+      issues.push({ path: 'location.countryCode', message: 'must be an ISO 3166-1 alpha-2 country code, e.g. "US"' });
+    }
+  }
+  if (parsed.ianaTimeZoneName !== undefined && !isTimeZone(parsed.ianaTimeZoneName)) {
+    issues.push({ path: 'location.ianaTimeZoneName', message: 'must be an IANA time zone name, e.g. "America/New_York"' });
+  }
+  const bounds: Record<LocationNumberField, number> = { latitude: 90, longitude: 180 };
+  for (const field of CUSTOMER_LOCATION_NUMBER_FIELDS) {
+    const value = location[field];
+    if (value === undefined || value === null) continue;
+    if (!Number.isFinite(value) || Math.abs(value) > bounds[field]) {
+      issues.push({ path: `location.${field}`, message: `must be a number from -${bounds[field]} to ${bounds[field]}` });
+      continue;
+    }
+    parsed[field] = value;
+  }
+  return parsed;
+}
+
+function parseCustomFields(customFields: unknown, issues: FieldIssue[]): ParsedField[] {
+  if (customFields === undefined || customFields === null) return [];
+  if (typeof customFields !== 'object' || Array.isArray(customFields)) {
+    issues.push({ path: 'customFields', message: 'must be an object mapping field names to values' });
+    return [];
+  }
+  const fields: ParsedField[] = [];
+  for (const [name, value] of Object.entries(customFields as Record<string, unknown>)) {
+    const path = `customFields.${name}`;
+    if (name.trim() === '' || name.length > MAX_FIELD_NAME_LENGTH) {
+      issues.push({ path, message: `field names must have 1 to ${MAX_FIELD_NAME_LENGTH} characters` });
+      continue;
+    }
+    if (typeof value === 'string') {
+      if (value.length > MAX_STRING_VALUE_LENGTH) {
+        issues.push({ path, message: `must have at most ${MAX_STRING_VALUE_LENGTH} characters` });
+        continue;
+      }
+      const date = parseIsoDateTime(value);
+      fields.push({ name, detected: date ? 'DATE' : 'STRING', value, date });
+    } else if (typeof value === 'number') {
+      if (!Number.isFinite(value) || new Decimal(String(value)).abs().gte(MAX_NUMBER_MAGNITUDE)) {
+        issues.push({ path, message: 'must be a finite number below 1e35 in magnitude' });
+        continue;
+      }
+      fields.push({ name, detected: 'NUMBER', value, date: null });
+    } else if (typeof value === 'boolean') {
+      fields.push({ name, detected: 'BOOLEAN', value, date: null });
+    } else {
+      issues.push({ path, message: 'must be a string, number or boolean' });
+    }
+  }
+  // Name order is the lock order of declarations and options (see the header).
+  return fields.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function parseUpsert(input: CustomerUpsertInput): ParsedUpsert {
+  const issues: FieldIssue[] = [];
+  const email = normalizeEmail(input.email);
+  if (!isEmail(email)) issues.push({ path: 'email', message: 'must be a valid e-mail address' });
+  let phoneNumber: string | undefined;
+  if (input.phoneNumber !== undefined && input.phoneNumber !== null) {
+    phoneNumber = input.phoneNumber.trim();
+    if (!isE164(phoneNumber)) issues.push({ path: 'phoneNumber', message: 'must be in E.164 format, e.g. "+14155550100"' });
+  }
+  const location = parseLocation(input.location, issues);
+  const fields = parseCustomFields(input.customFields, issues);
+  if (issues.length > 0) throw Invalid.of(issues);
+  return {
+    email,
+    firstName: optionalName(input.firstName),
+    lastName: optionalName(input.lastName),
+    phoneNumber,
+    location,
+    fields,
+  };
+}
+
+function accepts(type: CustomFieldType, field: ParsedField): boolean {
+  switch (type) {
+    case 'STRING':
+      // A DATE-looking string is still a string to a STRING field (decisions.md).
+      return typeof field.value === 'string';
+    case 'DATE':
+      return field.date !== null;
+    case 'NUMBER':
+      return typeof field.value === 'number';
+    case 'BOOLEAN':
+      return typeof field.value === 'boolean';
+  }
+}
+
+const EXPECTED: Record<CustomFieldType, string> = {
+  STRING: 'a string',
+  DATE: 'an ISO 8601 date-time string',
+  NUMBER: 'a number',
+  BOOLEAN: 'a boolean',
+};
+
+/** Declares the fields that have no declaration yet and checks every value against its field's type. */
+async function declareFields(tx: Tx, storeId: string, fields: ParsedField[]): Promise<Map<string, { id: string; type: CustomFieldType }>> {
+  if (fields.length === 0) return new Map();
+  const names = fields.map((f) => f.name);
+  const find = () => tx.customFieldDeclaration.findMany({ where: { storeId, name: { in: names } }, select: { id: true, name: true, type: true } });
+  let declared = await find();
+  if (declared.length < fields.length) {
+    const known = new Set(declared.map((d) => d.name));
+    const missing = fields.filter((f) => !known.has(f.name));
+    // A concurrent first use of the same name wins or loses here without an error; the re-read sees the winner.
+    await tx.customFieldDeclaration.createMany({
+      data: missing.map((f) => ({ id: newId('customField'), storeId, name: f.name, type: f.detected })),
+      skipDuplicates: true,
+    });
+    declared = await find();
+  }
+  const byName = new Map(declared.map((d) => [d.name, { id: d.id, type: d.type }]));
+  const issues: FieldIssue[] = [];
+  for (const field of fields) {
+    const declaration = byName.get(field.name)!;
+    if (!accepts(declaration.type, field)) {
+      issues.push({
+        path: `customFields.${field.name}`,
+        message: `custom field "${field.name}" is a ${declaration.type} field and takes ${EXPECTED[declaration.type]}`,
+      });
+    }
+  }
+  if (issues.length > 0) throw Invalid.of(issues);
+  return byName;
+}
+
+function valueColumns(type: CustomFieldType, field: ParsedField) {
+  return {
+    stringValue: type === 'STRING' ? (field.value as string) : null,
+    numberValue: type === 'NUMBER' ? new Decimal(String(field.value)) : null,
+    booleanValue: type === 'BOOLEAN' ? (field.value as boolean) : null,
+    dateValue: type === 'DATE' ? field.date : null,
+  };
+}
+
+async function lockCustomer(tx: Tx, storeId: string, email: string): Promise<Customer | null> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    SELECT "id" FROM "Customer" WHERE "storeId" = ${storeId} AND "email" = ${email} FOR UPDATE`;
+  if (rows.length === 0) return null;
+  return tx.customer.findUniqueOrThrow({ where: { id: rows[0].id } });
+}
+
+function mergedLocation(stored: Prisma.JsonValue | null, supplied: CustomerLocation | undefined): CustomerLocation | null {
+  const current = (stored ?? null) as CustomerLocation | null;
+  if (!supplied) return current;
+  return { ...current, ...supplied };
+}
+
+async function writeCustomer(tx: Tx, storeId: string, parsed: ParsedUpsert): Promise<{ customer: Customer; created: boolean }> {
+  let existing = await lockCustomer(tx, storeId, parsed.email);
+  if (!existing) {
+    const firstName = parsed.firstName ?? null;
+    const lastName = parsed.lastName ?? null;
+    const [inserted] = await tx.customer.createManyAndReturn({
+      data: [
+        {
+          id: newId('customer'),
+          storeId,
+          email: parsed.email,
+          firstName,
+          lastName,
+          name: displayName(firstName, lastName),
+          phoneNumbers: parsed.phoneNumber ? [parsed.phoneNumber] : [],
+          location: parsed.location ?? undefined,
+        },
+      ],
+      skipDuplicates: true,
+    });
+    if (inserted) return { customer: inserted, created: true };
+    // A concurrent upsert created the same e-mail first; ours becomes an update of it.
+    existing = await lockCustomer(tx, storeId, parsed.email);
+    if (!existing) throw new Error(`customer ${parsed.email} neither inserted nor found`);
+  }
+  const firstName = parsed.firstName === undefined ? existing.firstName : parsed.firstName;
+  const lastName = parsed.lastName === undefined ? existing.lastName : parsed.lastName;
+  const phoneNumbers =
+    parsed.phoneNumber && !existing.phoneNumbers.includes(parsed.phoneNumber) ? [...existing.phoneNumbers, parsed.phoneNumber] : existing.phoneNumbers;
+  const location = mergedLocation(existing.location, parsed.location);
+  const customer = await tx.customer.update({
+    where: { id: existing.id },
+    data: { firstName, lastName, name: displayName(firstName, lastName), phoneNumbers, location: location ?? undefined },
+  });
+  return { customer, created: false };
+}
+
+async function writeCustomFields(
+  tx: Tx,
+  customerId: string,
+  fields: ParsedField[],
+  declarations: Map<string, { id: string; type: CustomFieldType }>,
+): Promise<void> {
+  if (fields.length === 0) return;
+  const declarationIds = fields.map((f) => declarations.get(f.name)!.id);
+  await tx.customFieldValue.deleteMany({ where: { customerId, declarationId: { in: declarationIds } } });
+  await tx.customFieldValue.createMany({
+    data: fields.map((f) => {
+      const declaration = declarations.get(f.name)!;
+      return { customerId, declarationId: declaration.id, ...valueColumns(declaration.type, f) };
+    }),
+  });
+  const options = fields
+    .filter((f) => declarations.get(f.name)!.type === 'STRING')
+    .map((f) => ({ declarationId: declarations.get(f.name)!.id, value: f.value as string }));
+  if (options.length > 0) await tx.customFieldOption.createMany({ data: options, skipDuplicates: true });
+}
+
+interface StoredValue {
+  stringValue: string | null;
+  numberValue: Prisma.Decimal | null;
+  booleanValue: boolean | null;
+  dateValue: Date | null;
+  declaration: { name: string; type: CustomFieldType };
+}
+
+/** `{name: value}` of a customer's stored custom field values, each typed by its declaration. */
+export function customFieldMap(values: StoredValue[]): Record<string, CustomFieldValueOut> {
+  const map: Record<string, CustomFieldValueOut> = {};
+  for (const v of [...values].sort((a, b) => (a.declaration.name < b.declaration.name ? -1 : 1))) {
+    const { name, type } = v.declaration;
+    if (type === 'STRING' && v.stringValue !== null) map[name] = v.stringValue;
+    else if (type === 'NUMBER' && v.numberValue !== null) map[name] = v.numberValue.toNumber();
+    else if (type === 'BOOLEAN' && v.booleanValue !== null) map[name] = v.booleanValue;
+    else if (type === 'DATE' && v.dateValue !== null) map[name] = v.dateValue.toISOString();
+  }
+  return map;
+}
+
+export const CUSTOM_FIELD_VALUE_SELECT = {
+  stringValue: true,
+  numberValue: true,
+  booleanValue: true,
+  dateValue: true,
+  declaration: { select: { name: true, type: true } },
+} as const;
+
+function customerView(customer: Customer, values: StoredValue[]): CustomerView {
+  return {
+    id: customer.id,
+    email: customer.email,
+    firstName: customer.firstName,
+    lastName: customer.lastName,
+    name: customer.name,
+    phoneNumber: customer.phoneNumbers.at(-1) ?? null,
+    phoneNumbers: customer.phoneNumbers,
+    location: (customer.location ?? null) as CustomerLocation | null,
+    customFields: customFieldMap(values),
+    createdAt: customer.createdAt.toISOString(),
+    updatedAt: customer.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * Creates the customer with this e-mail or updates it, in one transaction with its
+ * custom fields, options and the customer.created / customer.updated event. Any
+ * invalid part refuses the whole request and writes nothing.
+ */
+export async function upsertCustomer(
+  db: Db | Tx,
+  storeId: string,
+  input: CustomerUpsertInput,
+): Promise<{ customer: Customer; created: boolean }> {
+  const parsed = parseUpsert(input);
+  return inTransaction(db, async (tx) => {
+    const declarations = await declareFields(tx, storeId, parsed.fields);
+    const { customer, created } = await writeCustomer(tx, storeId, parsed);
+    await writeCustomFields(tx, customer.id, parsed.fields, declarations);
+    // A new customer has exactly the values just written; an existing one may have more.
+    const values = created
+      ? parsed.fields.map((f) => {
+          const { type } = declarations.get(f.name)!;
+          return { ...valueColumns(type, f), declaration: { name: f.name, type } };
+        })
+      : await tx.customFieldValue.findMany({ where: { customerId: customer.id }, select: CUSTOM_FIELD_VALUE_SELECT });
+    await recordEvent(tx, {
+      storeId,
+      topic: created ? 'customer.created' : 'customer.updated',
+      subjectId: customer.id,
+      data: customerView(customer, values),
+    });
+    return { customer, created };
+  });
+}
+
+/** The lookup key of a customer e-mail: validated, trimmed, lower case. */
+export function customerEmailKey(email: string): string {
+  const normalized = normalizeEmail(email);
+  if (!isEmail(normalized)) throw Invalid.of([{ path: 'email', message: 'must be a valid e-mail address' }]);
+  return normalized;
+}

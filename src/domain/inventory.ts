@@ -1,0 +1,270 @@
+// Locations and stock. A level's `available` is never stored: it is always
+// quantity - committed - reserved. Every change to a level goes through
+// `changeLevel`, which locks the row, keeps the invariants (no negative count,
+// neither committed nor reserved above the quantity on hand), writes the
+// InventoryAdjustment ledger row and the `inventory_level.updated` event, all in
+// the caller's transaction.
+import type { InventoryLevel, Location, Prisma } from '../generated/prisma/client.ts';
+import { count, countryCode, InputIssues, optionalText, requiredText } from './catalog.ts';
+import { Invalid, NotFound, UnprocessableState } from './errors.ts';
+import { recordEvent } from './events.ts';
+import { newId } from './ids.ts';
+import { inTransaction, type Db, type Tx } from './tx.ts';
+
+// ---------------------------------------------------------------- visibility
+
+/**
+ * Locations a store may use and read: its own, and those of the fulfillment
+ * services it is linked to (they serve its orders and hold its stock).
+ */
+export function visibleLocationWhere(storeId: string): Prisma.LocationWhereInput {
+  return { OR: [{ storeId }, { store: { merchants: { some: { merchantId: storeId } } } }] };
+}
+
+/** Levels a store sees: those of its own products, and every level at its own locations (a fulfillment service's view). */
+export function visibleLevelWhere(storeId: string): Prisma.InventoryLevelWhereInput {
+  return { OR: [{ storeId }, { location: { storeId } }] };
+}
+
+export function availableOf(level: Pick<InventoryLevel, 'quantity' | 'committed' | 'reserved'>): number {
+  return level.quantity - level.committed - level.reserved;
+}
+
+// ---------------------------------------------------------------- locations
+
+export interface LocationInput {
+  name?: string | null;
+  company?: string | null;
+  street1?: string | null;
+  street2?: string | null;
+  city?: string | null;
+  stateCode?: string | null;
+  postalCode?: string | null;
+  countryCode?: string | null;
+  phone?: string | null;
+}
+
+function locationColumns(issues: InputIssues, input: LocationInput, creating: boolean) {
+  const phone = optionalText(issues, 'phone', input.phone, 32);
+  if (phone && !/^\+?[0-9 ()./-]{3,32}$/.test(phone)) issues.add('phone', 'must be a phone number');
+  return {
+    name: creating || input.name !== undefined ? requiredText(issues, 'name', input.name) : undefined,
+    company: optionalText(issues, 'company', input.company),
+    street1: optionalText(issues, 'street1', input.street1),
+    street2: optionalText(issues, 'street2', input.street2),
+    city: optionalText(issues, 'city', input.city),
+    stateCode: optionalText(issues, 'stateCode', input.stateCode, 10),
+    postalCode: optionalText(issues, 'postalCode', input.postalCode, 20),
+    countryCode: countryCode(issues, 'countryCode', input.countryCode),
+    phone,
+  };
+}
+
+export async function createLocation(db: Db | Tx, storeId: string, input: LocationInput): Promise<Location> {
+  const issues = new InputIssues();
+  const columns = locationColumns(issues, input, true);
+  issues.throwIfAny();
+  return db.location.create({ data: { ...columns, name: columns.name!, id: newId('location'), storeId } });
+}
+
+/** Only the owning store changes a location; a linked merchant merely uses it. */
+export async function updateLocation(db: Db | Tx, storeId: string, id: string, input: LocationInput): Promise<Location> {
+  const issues = new InputIssues();
+  const columns = locationColumns(issues, input, false);
+  issues.throwIfAny();
+  return inTransaction(db, async (tx) => {
+    const location = await tx.location.findFirst({ where: { id, storeId }, select: { id: true } });
+    if (!location) throw new NotFound(`location ${id} not found`, { path: 'id' });
+    return tx.location.update({ where: { id }, data: columns });
+  });
+}
+
+// ---------------------------------------------------------------- level changes
+
+export interface LevelDelta {
+  quantity?: number;
+  committed?: number;
+  reserved?: number;
+  buildable?: number;
+}
+
+export interface ChangeCause {
+  reason: string;
+  /** What caused it: an order, an inbound shipment, an API client ... */
+  referenceId?: string | null;
+}
+
+/** The problems `delta` would cause on `level`, with the input path each belongs to. */
+function invariantIssues(level: InventoryLevel, delta: LevelDelta, paths: Record<keyof LevelDelta, string>) {
+  const next = {
+    quantity: level.quantity + (delta.quantity ?? 0),
+    committed: level.committed + (delta.committed ?? 0),
+    reserved: level.reserved + (delta.reserved ?? 0),
+    buildable: level.buildable + (delta.buildable ?? 0),
+  };
+  const issues: { path: string; message: string }[] = [];
+  for (const key of ['quantity', 'committed', 'reserved', 'buildable'] as const) {
+    if (next[key] < 0) issues.push({ path: paths[key], message: `${key} would become ${next[key]}; it cannot go below 0 (now ${level[key]})` });
+  }
+  for (const key of ['committed', 'reserved'] as const) {
+    if (next[key] > next.quantity) {
+      issues.push({ path: paths[key], message: `${key} would become ${next[key]}, above the quantity on hand (${next.quantity})` });
+    }
+  }
+  return { next, issues };
+}
+
+const DEFAULT_PATHS: Record<keyof LevelDelta, string> = {
+  quantity: 'quantity',
+  committed: 'committed',
+  reserved: 'reserved',
+  buildable: 'buildable',
+};
+
+/**
+ * Applies `delta` to one level inside `tx`. The row is locked first so concurrent
+ * changes of the same level serialise; a change breaking an invariant is refused
+ * with UnprocessableState and nothing is written.
+ */
+export async function changeLevel(
+  tx: Tx,
+  levelId: string,
+  delta: LevelDelta,
+  cause: ChangeCause,
+  paths: Record<keyof LevelDelta, string> = DEFAULT_PATHS,
+): Promise<InventoryLevel> {
+  await tx.$queryRaw`SELECT id FROM "InventoryLevel" WHERE id = ${levelId} FOR UPDATE`;
+  const level = await tx.inventoryLevel.findUniqueOrThrow({ where: { id: levelId } });
+  const { next, issues } = invariantIssues(level, delta, paths);
+  if (issues.length > 0) {
+    throw new UnprocessableState(`inventory level ${levelId}: ${issues.map((i) => i.message).join('; ')}`, { path: issues[0].path, issues });
+  }
+  const updated = await tx.inventoryLevel.update({ where: { id: levelId }, data: next });
+  await tx.inventoryAdjustment.create({
+    data: {
+      id: newId('inventoryAdjustment'),
+      levelId,
+      reason: cause.reason,
+      referenceId: cause.referenceId ?? null,
+      quantityDelta: delta.quantity ?? 0,
+      committedDelta: delta.committed ?? 0,
+      reservedDelta: delta.reserved ?? 0,
+      buildableDelta: delta.buildable ?? 0,
+    },
+  });
+  await recordEvent(tx, {
+    storeId: updated.storeId,
+    topic: 'inventory_level.updated',
+    subjectId: updated.id,
+    data: {
+      id: updated.id,
+      productId: updated.productId,
+      locationId: updated.locationId,
+      quantity: updated.quantity,
+      available: availableOf(updated),
+      committed: updated.committed,
+      reserved: updated.reserved,
+      buildable: updated.buildable,
+      updatedAt: updated.updatedAt,
+      change: {
+        reason: cause.reason,
+        referenceId: cause.referenceId ?? null,
+        quantityDelta: delta.quantity ?? 0,
+        committedDelta: delta.committed ?? 0,
+        reservedDelta: delta.reserved ?? 0,
+        buildableDelta: delta.buildable ?? 0,
+      },
+    },
+  });
+  return updated;
+}
+
+/** The level of a product at a location, created empty when it does not exist yet. */
+export async function ensureLevel(tx: Tx, product: { id: string; storeId: string }, locationId: string): Promise<InventoryLevel> {
+  const existing = await tx.inventoryLevel.findUnique({ where: { productId_locationId: { productId: product.id, locationId } } });
+  if (existing) return existing;
+  await tx.inventoryLevel.createMany({
+    data: [{ id: newId('inventoryLevel'), storeId: product.storeId, productId: product.id, locationId }],
+    skipDuplicates: true,
+  });
+  return tx.inventoryLevel.findUniqueOrThrow({ where: { productId_locationId: { productId: product.id, locationId } } });
+}
+
+/**
+ * Commits (positive quantity) or releases (negative) stock of one of the store's
+ * levels for an order, inside the order's transaction. Committing more than the
+ * quantity on hand is refused with UnprocessableState.
+ */
+export async function commitStock(
+  tx: Tx,
+  input: { storeId: string; levelId: string; quantity: number; reason: string; referenceId?: string | null },
+): Promise<InventoryLevel> {
+  if (!Number.isInteger(input.quantity)) throw new Invalid('quantity must be a whole number', { path: 'quantity' });
+  const level = await tx.inventoryLevel.findFirst({ where: { id: input.levelId, storeId: input.storeId }, select: { id: true } });
+  if (!level) throw new NotFound(`inventory level ${input.levelId} not found`, { path: 'levelId' });
+  return changeLevel(tx, level.id, { committed: input.quantity }, { reason: input.reason, referenceId: input.referenceId });
+}
+
+// ---------------------------------------------------------------- adjustments
+
+export interface AdjustmentInput {
+  inventoryLevelId?: string | null;
+  productId?: string | null;
+  locationId?: string | null;
+  quantityDelta?: number | null;
+  committedDelta?: number | null;
+  reservedDelta?: number | null;
+  buildableDelta?: number | null;
+  reason?: string | null;
+  referenceId?: string | null;
+}
+
+const ADJUSTMENT_PATHS: Record<keyof LevelDelta, string> = {
+  quantity: 'quantityDelta',
+  committed: 'committedDelta',
+  reserved: 'reservedDelta',
+  buildable: 'buildableDelta',
+};
+
+/**
+ * An inventory app's adjustment of one level, named by its id or by product and
+ * location (the level is then created when missing: the product must be the
+ * store's and the location one the store may use). A fulfillment service may
+ * adjust the levels at its own locations.
+ */
+export async function adjustInventory(db: Db | Tx, storeId: string, input: AdjustmentInput): Promise<InventoryLevel> {
+  const issues = new InputIssues();
+  const reason = requiredText(issues, 'reason', input.reason, 255);
+  const referenceId = optionalText(issues, 'referenceId', input.referenceId, 255);
+  const delta: LevelDelta = {};
+  for (const [key, path] of Object.entries(ADJUSTMENT_PATHS) as [keyof LevelDelta, string][]) {
+    const value = input[path as keyof AdjustmentInput] as number | null | undefined;
+    if (value !== undefined && value !== null && count(issues, path, value, -1_000_000) !== 0) delta[key] = value;
+  }
+  if (Object.keys(delta).length === 0 && issues.list.length === 0) {
+    issues.add('quantityDelta', 'at least one of quantityDelta, committedDelta, reservedDelta, buildableDelta must be a non-zero change');
+  }
+  const byLevel = Boolean(input.inventoryLevelId);
+  if (byLevel && (input.productId || input.locationId)) {
+    issues.add('inventoryLevelId', 'name the level either by inventoryLevelId or by productId and locationId, not both');
+  } else if (!byLevel && !(input.productId && input.locationId)) {
+    issues.add(input.productId ? 'locationId' : 'productId', 'name the level by inventoryLevelId, or by productId and locationId');
+  }
+  issues.throwIfAny();
+
+  return inTransaction(db, async (tx) => {
+    let levelId: string;
+    if (byLevel) {
+      const level = await tx.inventoryLevel.findFirst({ where: { id: input.inventoryLevelId!, ...visibleLevelWhere(storeId) }, select: { id: true } });
+      if (!level) throw new NotFound(`inventory level ${input.inventoryLevelId} not found`, { path: 'inventoryLevelId' });
+      levelId = level.id;
+    } else {
+      const product = await tx.product.findFirst({ where: { id: input.productId!, storeId }, select: { id: true, storeId: true } });
+      if (!product) throw new NotFound(`product ${input.productId} not found`, { path: 'productId' });
+      const location = await tx.location.findFirst({ where: { id: input.locationId!, ...visibleLocationWhere(storeId) }, select: { id: true } });
+      if (!location) throw new NotFound(`location ${input.locationId} not found`, { path: 'locationId' });
+      levelId = (await ensureLevel(tx, product, location.id)).id;
+    }
+    return changeLevel(tx, levelId, delta, { reason, referenceId: referenceId ?? null }, ADJUSTMENT_PATHS);
+  });
+}

@@ -1,0 +1,382 @@
+// Orders submitted by a merchant's system (spec 2.4/2.5, decisions.md "Orders"). One
+// transaction writes the order, its fulfillment group and lines, commits stock at the
+// fulfillment location and records order.created. The merchant's orderId is unique per
+// store (unique index, inserted with ON CONFLICT DO NOTHING, so a concurrent duplicate
+// is a Conflict and never a database error).
+import type { Location, Order, Prisma, Store } from '../generated/prisma/client.ts';
+import { currencyCode, InputIssues, optionalText, requiredText, textList } from './catalog.ts';
+import { isEmail, normalizeEmail, parseIsoDateTime } from './customers.ts';
+import { Conflict, Invalid, isDomainError, UnprocessableState } from './errors.ts';
+import { recordEvent } from './events.ts';
+import { newId } from './ids.ts';
+import { commitStock, visibleLocationWhere } from './inventory.ts';
+import { formatAmount, toDecimal, type DecimalValue } from './money.ts';
+import { inTransaction, type Db, type Tx } from './tx.ts';
+
+export const MAX_LINE_QUANTITY = 1000;
+// Amount columns are DECIMAL(19, 4).
+const MAX_AMOUNT_INTEGER_DIGITS = 15;
+const MAX_AMOUNT_FRACTION_DIGITS = 4;
+
+type Amount = string | number;
+
+export interface OrderAddressInput {
+  address1?: string | null;
+  address2?: string | null;
+  city?: string | null;
+  province?: string | null;
+  country?: string | null;
+  postalCode?: string | null;
+}
+
+export interface OrderLineItemInput {
+  id: string;
+  productId: string;
+  title: string;
+  quantity: number;
+  variantId?: string | null;
+  sku?: string | null;
+  price?: Amount | null;
+  imageUrl?: string | null;
+  discount?: Amount | null;
+}
+
+export interface OrderCustomerInput {
+  id?: string | null;
+  email?: string | null;
+  phoneNumber?: string | null;
+  name?: string | null;
+  firstName?: string | null;
+  lastName?: string | null;
+}
+
+export interface OrderInput {
+  /** The merchant's order id, unique in the store. */
+  orderId: string;
+  createdAt: Date | string;
+  lineItems: OrderLineItemInput[];
+  customer?: OrderCustomerInput | null;
+  shipping?: { method?: string | null; cost?: Amount | null; address?: OrderAddressInput | null } | null;
+  totalPrice?: Amount | null;
+  subtotalPrice?: Amount | null;
+  totalTax?: Amount | null;
+  totalDiscount?: Amount | null;
+  billingAddress?: OrderAddressInput | null;
+  tags?: string[] | null;
+  currencyCode?: string | null;
+  locationId?: string | null;
+}
+
+/** An exact, non-negative amount that fits the amount columns. */
+function amount(issues: InputIssues, path: string, value: Amount | null | undefined): DecimalValue | null {
+  if (value === undefined || value === null) return null;
+  let decimal: DecimalValue;
+  try {
+    decimal = toDecimal(value);
+  } catch {
+    issues.add(path, 'must be a decimal number');
+    return null;
+  }
+  if (!decimal.isFinite()) issues.add(path, 'must be a decimal number');
+  else if (decimal.isNegative()) issues.add(path, 'must be greater than or equal to 0');
+  else if (decimal.decimalPlaces() > MAX_AMOUNT_FRACTION_DIGITS) issues.add(path, `must have at most ${MAX_AMOUNT_FRACTION_DIGITS} decimal places`);
+  else if (decimal.gte(toDecimal(`1e${MAX_AMOUNT_INTEGER_DIGITS}`))) issues.add(path, `must be below 10^${MAX_AMOUNT_INTEGER_DIGITS}`);
+  return decimal;
+}
+
+function placedAt(issues: InputIssues, value: Date | string): Date {
+  const date = value instanceof Date ? value : parseIsoDateTime(value);
+  if (!date || Number.isNaN(date.getTime())) {
+    issues.add('createdAt', 'must be an ISO 8601 date-time with a time zone');
+    return new Date(Number.NaN);
+  }
+  return date;
+}
+
+function address(issues: InputIssues, path: string, input: OrderAddressInput | null | undefined): Prisma.InputJsonObject | undefined {
+  if (!input) return undefined;
+  const fields = ['address1', 'address2', 'city', 'province', 'country', 'postalCode'] as const;
+  const out: Record<string, string> = {};
+  for (const field of fields) {
+    const text = optionalText(issues, `${path}.${field}`, input[field]);
+    if (text) out[field] = text;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+interface ParsedLine {
+  index: number;
+  externalId: string;
+  externalProductId: string;
+  externalVariantId: string | null;
+  title: string;
+  quantity: number;
+  sku: string | null;
+  price: DecimalValue | null;
+  discount: DecimalValue | null;
+  imageUrl: string | null;
+}
+
+function parseLines(issues: InputIssues, lines: OrderLineItemInput[]): ParsedLine[] {
+  if (lines.length === 0) issues.add('lineItems', 'must contain at least one line item');
+  const seen = new Set<string>();
+  return lines.map((line, index) => {
+    const path = `lineItems.${index}`;
+    const externalId = requiredText(issues, `${path}.id`, line.id);
+    if (externalId && seen.has(externalId)) issues.add(`${path}.id`, `line item id "${externalId}" appears twice in the order`);
+    seen.add(externalId);
+    if (!Number.isInteger(line.quantity) || line.quantity < 1 || line.quantity > MAX_LINE_QUANTITY) {
+      issues.add(`${path}.quantity`, `must be an integer from 1 to ${MAX_LINE_QUANTITY}`);
+    }
+    return {
+      index,
+      externalId,
+      externalProductId: requiredText(issues, `${path}.productId`, line.productId),
+      externalVariantId: optionalText(issues, `${path}.variantId`, line.variantId) ?? null,
+      title: requiredText(issues, `${path}.title`, line.title, 1000),
+      quantity: line.quantity,
+      sku: optionalText(issues, `${path}.sku`, line.sku) ?? null,
+      price: amount(issues, `${path}.price`, line.price),
+      discount: amount(issues, `${path}.discount`, line.discount),
+      imageUrl: optionalText(issues, `${path}.imageUrl`, line.imageUrl, 2048) ?? null,
+    };
+  });
+}
+
+function parseCustomer(issues: InputIssues, input: OrderCustomerInput | null | undefined) {
+  const rawEmail = optionalText(issues, 'customer.email', input?.email);
+  const email = rawEmail ? normalizeEmail(rawEmail) : null;
+  if (email && !isEmail(email)) issues.add('customer.email', 'must be a valid e-mail address');
+  return {
+    customerExternalId: optionalText(issues, 'customer.id', input?.id) ?? null,
+    customerEmail: email,
+    customerPhone: optionalText(issues, 'customer.phoneNumber', input?.phoneNumber, 32) ?? null,
+    customerName: optionalText(issues, 'customer.name', input?.name) ?? null,
+    customerFirstName: optionalText(issues, 'customer.firstName', input?.firstName) ?? null,
+    customerLastName: optionalText(issues, 'customer.lastName', input?.lastName) ?? null,
+  };
+}
+
+function parseOrder(input: OrderInput) {
+  const issues = new InputIssues();
+  const parsed = {
+    externalId: requiredText(issues, 'orderId', input.orderId),
+    placedAt: placedAt(issues, input.createdAt),
+    lines: parseLines(issues, input.lineItems),
+    customer: parseCustomer(issues, input.customer),
+    shippingMethod: optionalText(issues, 'shipping.method', input.shipping?.method) ?? null,
+    shippingCost: amount(issues, 'shipping.cost', input.shipping?.cost),
+    shippingAddress: address(issues, 'shipping.address', input.shipping?.address),
+    billingAddress: address(issues, 'billingAddress', input.billingAddress),
+    totalPrice: amount(issues, 'totalPrice', input.totalPrice),
+    subtotalPrice: amount(issues, 'subtotalPrice', input.subtotalPrice),
+    totalTax: amount(issues, 'totalTax', input.totalTax),
+    totalDiscount: amount(issues, 'totalDiscount', input.totalDiscount),
+    tags: textList(issues, 'tags', input.tags ?? []) ?? [],
+    currency: currencyCode(issues, 'currencyCode', input.currencyCode),
+    locationId: optionalText(issues, 'locationId', input.locationId) ?? null,
+  };
+  issues.throwIfAny();
+  return parsed;
+}
+
+type ParsedOrder = ReturnType<typeof parseOrder>;
+
+/** The location the order is fulfilled from: the store's own or a linked fulfillment service's. */
+async function fulfillmentLocation(tx: Tx, storeId: string, locationId: string | null): Promise<Location | null> {
+  if (locationId === null) return null;
+  const location = await tx.location.findFirst({ where: { AND: [{ id: locationId }, visibleLocationWhere(storeId)] } });
+  if (!location) {
+    throw Invalid.of([{ path: 'locationId', message: `${locationId} is not a location of this store or of a fulfillment service linked to it` }]);
+  }
+  return location;
+}
+
+interface MatchedProduct {
+  id: string;
+  /** The level at the fulfillment location, when the product has one. */
+  levelId: string | null;
+}
+
+/**
+ * Our product for each line: the merchant's productId naming one of the store's
+ * products, else the store's product with the line's sku (the oldest, should
+ * several share it).
+ */
+async function matchProducts(tx: Tx, storeId: string, lines: ParsedLine[], location: Location | null): Promise<(MatchedProduct | null)[]> {
+  const ids = [...new Set(lines.map((l) => l.externalProductId))];
+  const skus = [...new Set(lines.flatMap((l) => (l.sku ? [l.sku] : [])))];
+  const products = await tx.product.findMany({
+    where: { storeId, OR: [{ id: { in: ids } }, ...(skus.length > 0 ? [{ sku: { in: skus } }] : [])] },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    select: {
+      id: true,
+      sku: true,
+      inventoryLevels: location ? { where: { locationId: location.id }, select: { id: true } } : undefined,
+    },
+  });
+  const toMatch = (p: (typeof products)[number]): MatchedProduct => ({ id: p.id, levelId: p.inventoryLevels?.[0]?.id ?? null });
+  return lines.map((line) => {
+    const byId = products.find((p) => p.id === line.externalProductId);
+    const bySku = line.sku ? products.find((p) => p.sku === line.sku) : undefined;
+    const product = byId ?? bySku;
+    return product ? toMatch(product) : null;
+  });
+}
+
+function origin(location: Location | null, store: Store) {
+  if (location) {
+    return {
+      locationId: location.id,
+      originName: location.name,
+      originCompany: location.company,
+      originStreet1: location.street1,
+      originStreet2: location.street2,
+      originCity: location.city,
+      originStateCode: location.stateCode,
+      originPostalCode: location.postalCode,
+      originCountryCode: location.countryCode,
+      originPhone: location.phone,
+    };
+  }
+  return {
+    locationId: null,
+    originName: store.originName,
+    originCompany: store.originCompany,
+    originStreet1: store.originStreet1,
+    originStreet2: store.originStreet2,
+    originCity: store.originCity,
+    originStateCode: store.originStateCode,
+    originPostalCode: store.originPostalCode,
+    originCountryCode: store.originCountryCode,
+    originPhone: store.originPhone,
+  };
+}
+
+/** Commits each matched level once, in id order so concurrent orders lock levels in the same order. */
+async function commitLines(tx: Tx, storeId: string, orderId: string, lines: ParsedLine[], matches: (MatchedProduct | null)[]): Promise<void> {
+  const byLevel = new Map<string, { quantity: number; firstLine: number }>();
+  lines.forEach((line, i) => {
+    const levelId = matches[i]?.levelId;
+    if (!levelId) return;
+    const entry = byLevel.get(levelId) ?? { quantity: 0, firstLine: line.index };
+    entry.quantity += line.quantity;
+    byLevel.set(levelId, entry);
+  });
+  for (const levelId of [...byLevel.keys()].sort()) {
+    const { quantity, firstLine } = byLevel.get(levelId)!;
+    try {
+      await commitStock(tx, { storeId, levelId, quantity, reason: 'order', referenceId: orderId });
+    } catch (error) {
+      if (isDomainError(error) && error.code === 'UNPROCESSABLE_STATE') {
+        const path = `lineItems.${firstLine}.quantity`;
+        throw new UnprocessableState(`${path}: not enough stock to commit ${quantity} (${error.message})`, { path });
+      }
+      throw error;
+    }
+  }
+}
+
+function orderEventData(order: Order, lines: ParsedLine[], matches: (MatchedProduct | null)[], lineIds: string[], locationId: string | null) {
+  const format = (value: DecimalValue | null) => (value === null ? null : formatAmount(value, order.currency));
+  return {
+    id: order.id,
+    name: order.name,
+    externalId: order.externalId,
+    placedAt: order.placedAt.toISOString(),
+    currency: order.currency,
+    totalPrice: format(order.totalPrice),
+    subtotalPrice: format(order.subtotalPrice),
+    totalTax: format(order.totalTax),
+    totalDiscount: format(order.totalDiscount),
+    shippingCost: format(order.shippingCost),
+    customerId: order.customerId,
+    customerEmail: order.customerEmail,
+    fulfillmentLocationId: locationId,
+    tags: order.tags,
+    lineItems: lines.map((line, i) => ({
+      id: lineIds[i],
+      externalId: line.externalId,
+      externalProductId: line.externalProductId,
+      productId: matches[i]?.id ?? null,
+      title: line.title,
+      quantity: line.quantity,
+      sku: line.sku,
+      price: format(line.price),
+    })),
+    createdAt: order.createdAt.toISOString(),
+  };
+}
+
+async function writeOrder(tx: Tx, storeId: string, parsed: ParsedOrder): Promise<Order> {
+  const location = await fulfillmentLocation(tx, storeId, parsed.locationId);
+  const matches = await matchProducts(tx, storeId, parsed.lines, location);
+  const customer = parsed.customer.customerEmail
+    ? await tx.customer.findUnique({ where: { storeId_email: { storeId, email: parsed.customer.customerEmail } }, select: { id: true } })
+    : null;
+  // Taking the next number locks the store row, so order numbers never repeat or skip.
+  const store = await tx.store.update({ where: { id: storeId }, data: { nextOrderNumber: { increment: 1 } } });
+  const id = newId('order');
+  const [order] = await tx.order.createManyAndReturn({
+    data: [
+      {
+        id,
+        storeId,
+        externalId: parsed.externalId,
+        name: `#${store.nextOrderNumber - 1}`,
+        placedAt: parsed.placedAt,
+        currency: parsed.currency ?? store.currency,
+        totalPrice: parsed.totalPrice,
+        subtotalPrice: parsed.subtotalPrice,
+        totalTax: parsed.totalTax,
+        totalDiscount: parsed.totalDiscount,
+        tags: parsed.tags,
+        customerId: customer?.id ?? null,
+        ...parsed.customer,
+        shippingMethod: parsed.shippingMethod,
+        shippingCost: parsed.shippingCost,
+        shippingAddress: parsed.shippingAddress,
+        billingAddress: parsed.billingAddress,
+      },
+    ],
+    skipDuplicates: true,
+  });
+  if (!order) throw new Conflict(`an order with orderId "${parsed.externalId}" already exists`, { path: 'orderId' });
+
+  const group = origin(location, store);
+  const groupId = newId('fulfillmentGroup');
+  await tx.fulfillmentGroup.create({ data: { id: groupId, orderId: id, ...group } });
+  const lineIds = parsed.lines.map(() => newId('orderLineItem'));
+  await tx.orderLineItem.createMany({
+    data: parsed.lines.map((line, i) => ({
+      id: lineIds[i],
+      orderId: id,
+      position: line.index,
+      externalId: line.externalId,
+      externalProductId: line.externalProductId,
+      externalVariantId: line.externalVariantId,
+      title: line.title,
+      quantity: line.quantity,
+      sku: line.sku,
+      price: line.price,
+      discount: line.discount,
+      imageUrl: line.imageUrl,
+      productId: matches[i]?.id ?? null,
+      fulfillmentGroupId: groupId,
+      committedLevelId: matches[i]?.levelId ?? null,
+    })),
+  });
+  await commitLines(tx, storeId, id, parsed.lines, matches);
+  await recordEvent(tx, { storeId, topic: 'order.created', subjectId: id, data: orderEventData(order, parsed.lines, matches, lineIds, group.locationId) });
+  return order;
+}
+
+/**
+ * Creates an order in one transaction. Invalid input is refused before anything is
+ * written; a duplicate orderId is a Conflict; stock that cannot be committed refuses
+ * the whole order.
+ */
+export async function createOrder(db: Db | Tx, storeId: string, input: OrderInput): Promise<Order> {
+  const parsed = parseOrder(input);
+  return inTransaction(db, (tx) => writeOrder(tx, storeId, parsed));
+}

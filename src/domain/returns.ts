@@ -1,0 +1,692 @@
+// Returns: creation (with idempotency keys), the status machine and its
+// operations, notes, list filters and advance-shipping-notice rows
+// (decisions.md "Returns"). Every change runs in one transaction that locks the
+// return (and, where quantities are claimed, its order) first, checks, and only
+// then writes, so a refused operation leaves nothing behind.
+import crypto from 'node:crypto';
+import { Prisma, type ReturnOutcome, type ReturnStatus, type ReturnType } from '../generated/prisma/client.ts';
+import { Conflict, Invalid, NotFound, UnprocessableState, type FieldIssue } from './errors.ts';
+import { recordEvent } from './events.ts';
+import { newId, newReturnId } from './ids.ts';
+import { currencyExponent, Decimal, type DecimalValue } from './money.ts';
+import { inTransaction, type Db, type Tx } from './tx.ts';
+
+// ---------------------------------------------------------------- the status machine
+
+export type ReturnOperation = 'process' | 'flag' | 'reject' | 'reset' | 'remove' | 'note';
+
+/** Statuses in which a return is still being handled. */
+const IN_PROGRESS: readonly ReturnStatus[] = ['open', 'in_transit', 'delivered', 'needs_review', 'in_review', 'flagged'];
+
+/**
+ * The statuses each operation may start from. complete and rejected are final: only a
+ * reset leaves them; a deleted return takes no operation at all.
+ */
+export const ALLOWED_FROM: Record<ReturnOperation, readonly ReturnStatus[]> = {
+  process: IN_PROGRESS,
+  flag: IN_PROGRESS.filter((status) => status !== 'flagged'),
+  reject: IN_PROGRESS,
+  reset: [...IN_PROGRESS, 'complete', 'rejected'],
+  remove: IN_PROGRESS,
+  note: [...IN_PROGRESS, 'complete', 'rejected'],
+};
+
+type StatusOperation = Extract<ReturnOperation, 'process' | 'flag' | 'reject' | 'reset'>;
+
+/** Where each status-changing operation leads. */
+export const TARGET_STATUS: Record<StatusOperation, ReturnStatus> = {
+  process: 'complete',
+  flag: 'flagged',
+  reject: 'rejected',
+  reset: 'open',
+};
+
+/** Returns in these statuses no longer claim the ordered quantities of their items. */
+const RELEASED: ReturnStatus[] = ['rejected', 'deleted'];
+
+export function canApply(operation: ReturnOperation, status: ReturnStatus): boolean {
+  return ALLOWED_FROM[operation].includes(status);
+}
+
+function assertAllowed(operation: ReturnOperation, target: { number: number; status: ReturnStatus }): void {
+  if (!canApply(operation, target.status)) {
+    throw new UnprocessableState(`return ${target.number} is ${target.status}: ${operation} is not allowed in that status`);
+  }
+}
+
+// ---------------------------------------------------------------- money of a returned line
+
+/** What computing a returned line's amounts reads; usable as a Prisma `select` on ReturnItem. */
+export const ITEM_AMOUNT_SELECT = {
+  quantity: true,
+  orderLineItem: {
+    select: {
+      price: true,
+      discount: true,
+      quantity: true,
+      order: { select: { currency: true, totalTax: true, subtotalPrice: true } },
+    },
+  },
+} satisfies Prisma.ReturnItemSelect;
+
+export type ItemAmountSource = Prisma.ReturnItemGetPayload<{ select: typeof ITEM_AMOUNT_SELECT }>;
+
+export interface ReturnItemAmounts {
+  currency: string;
+  /** Price of one unit as ordered. */
+  unitPrice: DecimalValue;
+  /** The line's discount, pro-rated to the returned units. */
+  discount: DecimalValue;
+  /** The order's tax, pro-rated by the returned value's share of the order subtotal. */
+  tax: DecimalValue;
+  /** What returning these units is worth: price less discount plus tax. */
+  amount: DecimalValue;
+}
+
+function roundTo(value: DecimalValue, currency: string): DecimalValue {
+  return value.toDecimalPlaces(currencyExponent(currency), Decimal.ROUND_HALF_UP);
+}
+
+export function returnItemAmounts(item: ItemAmountSource): ReturnItemAmounts {
+  const line = item.orderLineItem;
+  const { currency, totalTax, subtotalPrice } = line.order;
+  const unitPrice = new Decimal(line.price ?? 0);
+  const gross = unitPrice.times(item.quantity);
+  const discount = roundTo(new Decimal(line.discount ?? 0).times(item.quantity).dividedBy(Math.max(line.quantity, 1)), currency);
+  const net = gross.minus(discount);
+  const tax =
+    totalTax !== null && subtotalPrice !== null && new Decimal(subtotalPrice).greaterThan(0)
+      ? roundTo(new Decimal(totalTax).times(net).dividedBy(subtotalPrice), currency)
+      : new Decimal(0);
+  return { currency, unitPrice, discount, tax, amount: net.plus(tax) };
+}
+
+/**
+ * What the customer gets back for an item: the amount recorded when the return was
+ * processed, the expected amount before that; nothing for exchange and keep outcomes.
+ */
+export function itemRefund(item: ItemAmountSource & { outcome: ReturnOutcome; refundAmount: DecimalValue | null }): DecimalValue {
+  if (item.outcome !== 'refund' && item.outcome !== 'credit') return new Decimal(0);
+  return item.refundAmount ?? returnItemAmounts(item).amount;
+}
+
+/** Sum of the amounts of the items still on the return. */
+export function returnTotal(items: (ItemAmountSource & { removedAt: Date | null })[]): DecimalValue {
+  return items
+    .filter((item) => item.removedAt === null)
+    .reduce((sum, item) => sum.plus(returnItemAmounts(item).amount), new Decimal(0));
+}
+
+// ---------------------------------------------------------------- finding a return
+
+/** The ways a client may name a return; several may be given if they agree. */
+export interface ReturnRef {
+  /** The svc_id (24 hex digits). */
+  id?: string | null;
+  /** The compatibility interface's numeric id. */
+  number?: number | null;
+  /** Order name ("#1001"); the order's newest return. */
+  orderName?: string | null;
+  /** Our order id (ord_); the order's newest return. */
+  orderId?: string | null;
+}
+
+type RefKey = keyof ReturnRef;
+const REF_KEYS: RefKey[] = ['number', 'id', 'orderName', 'orderId'];
+
+const REF_SELECT = { id: true, number: true, orderId: true, order: { select: { name: true } } } satisfies Prisma.ReturnSelect;
+type RefCandidate = Prisma.ReturnGetPayload<{ select: typeof REF_SELECT }>;
+
+function newestOfOrder(where: Prisma.ReturnWhereInput) {
+  return { where, select: REF_SELECT, orderBy: [{ createdAt: 'desc' as const }, { number: 'desc' as const }] };
+}
+
+function matches(candidate: RefCandidate, key: RefKey, value: string | number): boolean {
+  switch (key) {
+    case 'id':
+      return candidate.id === value;
+    case 'number':
+      return candidate.number === value;
+    case 'orderName':
+      return candidate.order.name === value;
+    case 'orderId':
+      return candidate.orderId === value;
+  }
+}
+
+/**
+ * The id of the return the reference names in the store. Unknown (or another store's)
+ * returns are NotFound; criteria naming different returns are Invalid.
+ */
+export async function findReturnId(db: Db | Tx, storeId: string, ref: ReturnRef): Promise<string> {
+  const given = REF_KEYS.flatMap((key) => {
+    const value = ref[key];
+    return value === null || value === undefined || value === '' ? [] : [{ key, value }];
+  });
+  if (given.length === 0) throw new Invalid('name the return by id, number, orderName or orderId', { path: 'id' });
+  if (ref.number !== null && ref.number !== undefined && (!Number.isSafeInteger(ref.number) || ref.number < 1)) {
+    throw new Invalid('number must be a positive integer', { path: 'number' });
+  }
+  const [primary, ...others] = given;
+  let candidate: RefCandidate | null;
+  switch (primary.key) {
+    case 'number':
+      candidate = await db.return.findFirst({ where: { storeId, number: Number(primary.value) }, select: REF_SELECT });
+      break;
+    case 'id':
+      candidate = await db.return.findFirst({ where: { storeId, id: String(primary.value) }, select: REF_SELECT });
+      break;
+    case 'orderName':
+      candidate = await db.return.findFirst(newestOfOrder({ storeId, order: { name: String(primary.value) } }));
+      break;
+    case 'orderId':
+      candidate = await db.return.findFirst(newestOfOrder({ storeId, orderId: String(primary.value) }));
+      break;
+  }
+  if (!candidate) throw new NotFound(`no return found for ${primary.key} ${primary.value}`, { path: primary.key });
+  const found = candidate;
+  const contradicting = others.filter(({ key, value }) => !matches(found, key, value));
+  if (contradicting.length > 0) {
+    throw Invalid.of(
+      contradicting.map(({ key, value }) => ({
+        path: key,
+        message: `${key} ${value} does not name the return found by ${primary.key} ${primary.value}`,
+      })),
+    );
+  }
+  return found.id;
+}
+
+const LOCKED_SELECT = {
+  id: true,
+  storeId: true,
+  number: true,
+  status: true,
+  orderId: true,
+  items: { select: { id: true, orderLineItemId: true, quantity: true, outcome: true, removedAt: true } },
+} satisfies Prisma.ReturnSelect;
+
+/** Resolves the reference and locks the return's row until the transaction ends. */
+async function lockReturn(tx: Tx, storeId: string, ref: ReturnRef) {
+  const id = await findReturnId(tx, storeId, ref);
+  await tx.$queryRaw`SELECT "id" FROM "Return" WHERE "id" = ${id} FOR UPDATE`;
+  return tx.return.findUniqueOrThrow({ where: { id }, select: LOCKED_SELECT });
+}
+
+async function lockOrder(tx: Tx, storeId: string, orderId: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "Order" WHERE "id" = ${orderId} AND "storeId" = ${storeId} FOR UPDATE`;
+  return rows.length > 0;
+}
+
+/** Units of each order line claimed by live returns (removed items and released returns excluded). */
+async function claimedQuantities(tx: Tx, lineIds: string[], exceptReturnId?: string): Promise<Map<string, number>> {
+  const rows = await tx.returnItem.groupBy({
+    by: ['orderLineItemId'],
+    where: {
+      orderLineItemId: { in: lineIds },
+      removedAt: null,
+      return: { status: { notIn: RELEASED }, ...(exceptReturnId ? { id: { not: exceptReturnId } } : {}) },
+    },
+    _sum: { quantity: true },
+  });
+  return new Map(rows.map((row) => [row.orderLineItemId, row._sum.quantity ?? 0]));
+}
+
+async function recordChange(
+  tx: Tx,
+  returnId: string,
+  change: { operation: StatusOperation | 'create'; from: ReturnStatus | null; to: ReturnStatus },
+): Promise<void> {
+  await tx.returnStatusChange.create({
+    data: { id: newId('returnStatusChange'), returnId, operation: change.operation, fromStatus: change.from, toStatus: change.to },
+  });
+}
+
+async function emitUpdated(tx: Tx, target: { id: string; storeId: string; number: number }, data: Record<string, unknown>): Promise<void> {
+  await recordEvent(tx, { storeId: target.storeId, topic: 'return.updated', subjectId: target.id, data: { id: target.id, number: target.number, ...data } });
+}
+
+// ---------------------------------------------------------------- creation
+
+export interface CreateReturnItemInput {
+  /** Our order line id (oli_) or the merchant's line item id. */
+  lineItemId: string;
+  quantity: number;
+  reason?: string | null;
+  outcome?: ReturnOutcome | null;
+}
+
+export interface CreateReturnInput {
+  /** Our order id (ord_). */
+  orderId: string;
+  items: CreateReturnItemInput[];
+  type?: ReturnType | null;
+}
+
+export interface CreatedReturn {
+  id: string;
+  /** True when an earlier request with the same idempotency key made this return. */
+  replayed: boolean;
+}
+
+const MAX_REASON_LENGTH = 255;
+const MAX_KEY_LENGTH = 255;
+const MAX_ITEMS = 250;
+const IDEMPOTENT_OPERATION = 'createReturn';
+
+function validateCreate(input: CreateReturnInput, idempotencyKey: string | null | undefined): CreateReturnInput & { type: ReturnType } {
+  const issues: FieldIssue[] = [];
+  if (typeof input.orderId !== 'string' || input.orderId.trim() === '') issues.push({ path: 'orderId', message: 'is required' });
+  if (!Array.isArray(input.items) || input.items.length === 0) issues.push({ path: 'items', message: 'must list at least one item' });
+  else if (input.items.length > MAX_ITEMS) issues.push({ path: 'items', message: `must list at most ${MAX_ITEMS} items` });
+  const seen = new Set<string>();
+  (Array.isArray(input.items) ? input.items : []).forEach((item, index) => {
+    const at = `items.${index}`;
+    if (typeof item.lineItemId !== 'string' || item.lineItemId.trim() === '') {
+      issues.push({ path: `${at}.lineItemId`, message: 'is required' });
+    } else if (seen.has(item.lineItemId)) {
+      issues.push({ path: `${at}.lineItemId`, message: `line item ${item.lineItemId} is listed more than once` });
+    } else {
+      seen.add(item.lineItemId);
+    }
+    if (!Number.isSafeInteger(item.quantity) || item.quantity < 1) issues.push({ path: `${at}.quantity`, message: 'must be an integer of at least 1' });
+    if (item.reason != null && item.reason.length > MAX_REASON_LENGTH) {
+      issues.push({ path: `${at}.reason`, message: `must be at most ${MAX_REASON_LENGTH} characters` });
+    }
+  });
+  if (idempotencyKey != null && (idempotencyKey.length === 0 || idempotencyKey.length > MAX_KEY_LENGTH)) {
+    issues.push({ path: 'idempotencyKey', message: `must be 1 to ${MAX_KEY_LENGTH} characters` });
+  }
+  if (issues.length > 0) throw Invalid.of(issues);
+  return { ...input, type: input.type ?? 'return' };
+}
+
+/** A request's fingerprint: a replay must repeat it exactly (defaults filled in). */
+function requestHash(input: CreateReturnInput & { type: ReturnType }): string {
+  const canonical = JSON.stringify({
+    orderId: input.orderId,
+    type: input.type,
+    items: input.items.map((item) => ({
+      lineItemId: item.lineItemId,
+      quantity: item.quantity,
+      reason: item.reason ?? null,
+      outcome: item.outcome ?? 'refund',
+    })),
+  });
+  return crypto.createHash('sha256').update(canonical).digest('hex');
+}
+
+function replayOf(stored: { operation: string; requestHash: string; resourceId: string }, hash: string, key: string): CreatedReturn {
+  if (stored.operation !== IDEMPOTENT_OPERATION || stored.requestHash !== hash) {
+    throw new Conflict(`the idempotency key "${key}" was already used with a different request`, { path: 'idempotencyKey' });
+  }
+  return { id: stored.resourceId, replayed: true };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
+}
+
+/**
+ * Creates a return for some of an order's lines. With an idempotency key, a repeat of
+ * the same request gives the same return back (`replayed`), a different request with
+ * the key is a Conflict, and concurrent duplicates make one return.
+ */
+export async function createReturn(
+  db: Db,
+  storeId: string,
+  rawInput: CreateReturnInput,
+  idempotencyKey?: string | null,
+): Promise<CreatedReturn> {
+  const input = validateCreate(rawInput, idempotencyKey);
+  const hash = requestHash(input);
+  const key = idempotencyKey ?? null;
+  const storedKey = (client: Db | Tx, keyValue: string) => client.idempotencyKey.findUnique({ where: { storeId_key: { storeId, key: keyValue } } });
+  try {
+    return await inTransaction(db, async (tx) => {
+      if (key !== null) {
+        const stored = await storedKey(tx, key);
+        if (stored) return replayOf(stored, hash, key);
+      }
+      const id = newReturnId();
+      // Taken first: a concurrent request with the same key waits here for this one's outcome.
+      if (key !== null) {
+        await tx.idempotencyKey.create({ data: { storeId, key, operation: IDEMPOTENT_OPERATION, requestHash: hash, resourceId: id } });
+      }
+      await insertReturn(tx, storeId, id, input);
+      return { id, replayed: false };
+    });
+  } catch (error) {
+    // The concurrent twin committed first: answer as its replay.
+    const stored = key !== null && isUniqueViolation(error) ? await storedKey(db, key) : null;
+    if (key === null || !stored) throw error;
+    return replayOf(stored, hash, key);
+  }
+}
+
+async function insertReturn(tx: Tx, storeId: string, id: string, input: CreateReturnInput & { type: ReturnType }): Promise<void> {
+  if (!(await lockOrder(tx, storeId, input.orderId))) throw new NotFound(`order ${input.orderId} not found`, { path: 'orderId' });
+  const order = await tx.order.findUniqueOrThrow({
+    where: { id: input.orderId },
+    select: {
+      currency: true,
+      lineItems: { select: { id: true, externalId: true, quantity: true, fulfillmentGroup: { select: { locationId: true } } } },
+    },
+  });
+  const issues: FieldIssue[] = [];
+  const lines = input.items.map((item, index) => {
+    const line = order.lineItems.find((l) => l.id === item.lineItemId) ?? order.lineItems.find((l) => l.externalId === item.lineItemId);
+    if (!line) issues.push({ path: `items.${index}.lineItemId`, message: `order ${input.orderId} has no line item ${item.lineItemId}` });
+    return line;
+  });
+  if (issues.length > 0) throw Invalid.of(issues);
+  const resolved = lines.map((line) => line!);
+  const repeated = resolved.flatMap((line, index) =>
+    resolved.findIndex((l) => l.id === line.id) !== index
+      ? [{ path: `items.${index}.lineItemId`, message: `line item ${line.externalId} is listed more than once` }]
+      : [],
+  );
+  if (repeated.length > 0) throw Invalid.of(repeated);
+
+  const claimed = await claimedQuantities(tx, resolved.map((line) => line.id));
+  const over: FieldIssue[] = [];
+  input.items.forEach((item, index) => {
+    const line = resolved[index];
+    const returnable = line.quantity - (claimed.get(line.id) ?? 0);
+    if (item.quantity > returnable) {
+      over.push({
+        path: `items.${index}.quantity`,
+        message: `${item.quantity} requested but only ${Math.max(returnable, 0)} of line item ${line.externalId} can still be returned`,
+      });
+    }
+  });
+  if (over.length > 0) throw new Conflict(over.map((i) => `${i.path}: ${i.message}`).join('; '), { path: over[0].path, issues: over });
+
+  const destinationLocationId = resolved.map((line) => line.fulfillmentGroup?.locationId).find((locationId) => locationId != null) ?? null;
+  const created = await tx.return.create({
+    data: {
+      id,
+      storeId,
+      orderId: input.orderId,
+      type: input.type,
+      currency: order.currency,
+      destinationLocationId,
+      items: {
+        create: input.items.map((item, index) => ({
+          id: newId('returnItem'),
+          orderLineItemId: resolved[index].id,
+          quantity: item.quantity,
+          reason: item.reason ?? null,
+          outcome: item.outcome ?? 'refund',
+        })),
+      },
+    },
+    select: { id: true, storeId: true, number: true, status: true, type: true },
+  });
+  await recordChange(tx, created.id, { operation: 'create', from: null, to: created.status });
+  await recordEvent(tx, {
+    storeId,
+    topic: 'return.created',
+    subjectId: created.id,
+    data: { id: created.id, number: created.number, status: created.status, type: created.type, orderId: input.orderId },
+  });
+}
+
+// ---------------------------------------------------------------- operations
+
+async function changeStatus(
+  tx: Tx,
+  target: { id: string; storeId: string; number: number; status: ReturnStatus },
+  operation: StatusOperation,
+  data: Omit<Prisma.ReturnUpdateInput, 'status'> = {},
+): Promise<void> {
+  const to = TARGET_STATUS[operation];
+  await tx.return.update({ where: { id: target.id }, data: { ...data, status: to } });
+  await recordChange(tx, target.id, { operation, from: target.status, to });
+  await emitUpdated(tx, target, { status: to, previousStatus: target.status, operation });
+}
+
+/** Completes the return, recording what is refunded and what is credited. */
+export async function processReturn(db: Db, storeId: string, ref: ReturnRef): Promise<string> {
+  return inTransaction(db, async (tx) => {
+    const target = await lockReturn(tx, storeId, ref);
+    assertAllowed('process', target);
+    const items = await tx.returnItem.findMany({
+      where: { returnId: target.id, removedAt: null },
+      select: { id: true, outcome: true, ...ITEM_AMOUNT_SELECT },
+    });
+    let refund = new Decimal(0);
+    let credit = new Decimal(0);
+    for (const item of items) {
+      if (item.outcome !== 'refund' && item.outcome !== 'credit') continue;
+      const { amount } = returnItemAmounts(item);
+      if (item.outcome === 'refund') refund = refund.plus(amount);
+      else credit = credit.plus(amount);
+      await tx.returnItem.update({ where: { id: item.id }, data: { refundAmount: amount } });
+    }
+    await changeStatus(tx, target, 'process', { totalRefund: refund, totalStoreCredit: credit });
+    return target.id;
+  });
+}
+
+export async function flagReturn(db: Db, storeId: string, ref: ReturnRef): Promise<string> {
+  return inTransaction(db, async (tx) => {
+    const target = await lockReturn(tx, storeId, ref);
+    assertAllowed('flag', target);
+    await changeStatus(tx, target, 'flag');
+    return target.id;
+  });
+}
+
+/** The native reject (the compatibility interface's "close"): the items are released. */
+export async function rejectReturn(db: Db, storeId: string, ref: ReturnRef): Promise<string> {
+  return inTransaction(db, async (tx) => {
+    const target = await lockReturn(tx, storeId, ref);
+    assertAllowed('reject', target);
+    await changeStatus(tx, target, 'reject');
+    return target.id;
+  });
+}
+
+/**
+ * The native reset (the compatibility interface's "cancel"): back to open with the
+ * items the return was created with and nothing refunded. Refused when the order's
+ * units it would claim again are meanwhile claimed by another return.
+ */
+export async function resetReturn(db: Db, storeId: string, ref: ReturnRef): Promise<string> {
+  return inTransaction(db, async (tx) => {
+    const target = await lockReturn(tx, storeId, ref);
+    assertAllowed('reset', target);
+    await lockOrder(tx, storeId, target.orderId);
+    const lines = await tx.orderLineItem.findMany({
+      where: { id: { in: target.items.map((item) => item.orderLineItemId) } },
+      select: { id: true, externalId: true, quantity: true },
+    });
+    const claimed = await claimedQuantities(tx, lines.map((line) => line.id), target.id);
+    for (const line of lines) {
+      const wanted = target.items.filter((item) => item.orderLineItemId === line.id).reduce((sum, item) => sum + item.quantity, 0);
+      if (wanted > line.quantity - (claimed.get(line.id) ?? 0)) {
+        throw new UnprocessableState(`return ${target.number} cannot be reset: line item ${line.externalId} is now claimed by another return`);
+      }
+    }
+    await tx.returnItem.updateMany({ where: { returnId: target.id }, data: { removedAt: null, refundAmount: null } });
+    await changeStatus(tx, target, 'reset', { totalRefund: 0, totalStoreCredit: 0 });
+    return target.id;
+  });
+}
+
+/** Drops some items (refund or credit outcomes only); the last remaining item stays. */
+export async function removeReturnItems(db: Db, storeId: string, ref: ReturnRef, itemIds: string[]): Promise<string> {
+  const ids = [...new Set(itemIds.map((id) => id.trim()).filter((id) => id !== ''))];
+  if (ids.length === 0) throw new Invalid('name at least one line item to remove', { path: 'lineItemIds' });
+  return inTransaction(db, async (tx) => {
+    const target = await lockReturn(tx, storeId, ref);
+    const unknown = ids.filter((id) => !target.items.some((item) => item.id === id));
+    if (unknown.length > 0) {
+      throw Invalid.of(unknown.map((id) => ({ path: 'lineItemIds', message: `${id} is not a line item of return ${target.number}` })));
+    }
+    assertAllowed('remove', target);
+    const chosen = target.items.filter((item) => ids.includes(item.id));
+    const gone = chosen.filter((item) => item.removedAt !== null);
+    if (gone.length > 0) {
+      throw new UnprocessableState(`line item ${gone.map((item) => item.id).join(', ')} of return ${target.number} was already removed`);
+    }
+    const kept = chosen.filter((item) => item.outcome !== 'refund' && item.outcome !== 'credit');
+    if (kept.length > 0) {
+      throw new UnprocessableState(
+        `line item ${kept.map((item) => `${item.id} (${item.outcome})`).join(', ')} cannot be removed: only refund or credit items can be removed`,
+      );
+    }
+    const remaining = target.items.filter((item) => item.removedAt === null && !ids.includes(item.id));
+    if (remaining.length === 0) {
+      throw new UnprocessableState(`the last remaining line item of return ${target.number} cannot be removed`);
+    }
+    const now = new Date();
+    await tx.returnItem.updateMany({ where: { id: { in: ids } }, data: { removedAt: now } });
+    await tx.return.update({ where: { id: target.id }, data: { updatedAt: now } });
+    await emitUpdated(tx, target, { status: target.status, operation: 'remove', removedItemIds: ids });
+    return target.id;
+  });
+}
+
+const MAX_NOTE_LENGTH = 255;
+
+export async function addReturnNote(db: Db, storeId: string, ref: ReturnRef, content: string): Promise<{ returnId: string; noteId: string }> {
+  if (typeof content !== 'string' || content.trim().length === 0 || content.length > MAX_NOTE_LENGTH) {
+    throw new Invalid(`content must be 1 to ${MAX_NOTE_LENGTH} characters`, { path: 'content' });
+  }
+  return inTransaction(db, async (tx) => {
+    const target = await lockReturn(tx, storeId, ref);
+    assertAllowed('note', target);
+    const noteId = newId('returnNote');
+    await tx.returnNote.create({ data: { id: noteId, returnId: target.id, content } });
+    await tx.return.update({ where: { id: target.id }, data: { updatedAt: new Date() } });
+    await emitUpdated(tx, target, { status: target.status, operation: 'note', noteId });
+    return { returnId: target.id, noteId };
+  });
+}
+
+// ---------------------------------------------------------------- lists
+
+export interface ReturnListFilters {
+  statuses?: readonly ReturnStatus[] | null;
+  /** Inclusive. */
+  updatedAtMin?: Date | null;
+  /** Exclusive. */
+  updatedAtMax?: Date | null;
+  /** Inclusive. */
+  createdAtMin?: Date | null;
+  /** Exclusive. */
+  createdAtMax?: Date | null;
+  orderName?: string | null;
+}
+
+function range(min: Date | null | undefined, max: Date | null | undefined): Prisma.DateTimeFilter | undefined {
+  if (!min && !max) return undefined;
+  return { ...(min ? { gte: min } : {}), ...(max ? { lt: max } : {}) };
+}
+
+export function returnListWhere(storeId: string, filters: ReturnListFilters): Prisma.ReturnWhereInput {
+  const where: Prisma.ReturnWhereInput = { storeId };
+  if (filters.statuses && filters.statuses.length > 0) where.status = { in: [...filters.statuses] };
+  const updatedAt = range(filters.updatedAtMin, filters.updatedAtMax);
+  if (updatedAt) where.updatedAt = updatedAt;
+  const createdAt = range(filters.createdAtMin, filters.createdAtMax);
+  if (createdAt) where.createdAt = createdAt;
+  if (filters.orderName) where.order = { name: filters.orderName };
+  return where;
+}
+
+/** A selection for the rows a list hands back (plugin-prisma plans it from the GraphQL query). */
+export interface RowQuery {
+  select?: Prisma.ReturnSelect;
+  include?: Prisma.ReturnInclude;
+}
+
+/** One page of a keyset walk: the cursor condition, the order and the size. */
+export interface ReturnPage {
+  where: Prisma.ReturnWhereInput;
+  orderBy: Prisma.ReturnOrderByWithRelationInput[];
+  take: number;
+}
+
+/** The returns of a store matching the filters, one page of them. */
+export function listReturns(db: Db | Tx, storeId: string, filters: ReturnListFilters, page: ReturnPage, query: RowQuery = {}) {
+  return db.return.findMany({ ...query, where: { AND: [returnListWhere(storeId, filters), page.where] }, orderBy: page.orderBy, take: page.take });
+}
+
+// ---------------------------------------------------------------- advance shipping notice
+
+export interface AsnRow {
+  returnId: string;
+  returnNumber: number;
+  returnItemId: string;
+  orderId: string;
+  orderName: string;
+  status: ReturnStatus;
+  customerEmail: string | null;
+  title: string;
+  sku: string | null;
+  barcode: string | null;
+  unitPrice: DecimalValue | null;
+  currency: string;
+  carrier: string | null;
+  trackingNumber: string | null;
+  labelStatus: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A product's scannable code: its UPC, else its first barcode. */
+export function barcodeOf(product: { upc: string | null; barcodes: string[] } | null): string | null {
+  return product?.upc ?? product?.barcodes[0] ?? null;
+}
+
+/**
+ * One row per line item still on a return created in [from, to), oldest return first;
+ * deleted returns are left out.
+ */
+export async function listAsnRows(db: Db | Tx, storeId: string, window: { from: Date; to: Date }): Promise<AsnRow[]> {
+  if (!(window.from < window.to)) throw new Invalid('from must be before to', { path: 'from' });
+  const items = await db.returnItem.findMany({
+    where: { removedAt: null, return: { storeId, status: { not: 'deleted' }, createdAt: { gte: window.from, lt: window.to } } },
+    orderBy: [{ return: { createdAt: 'asc' } }, { return: { number: 'asc' } }, { orderLineItem: { position: 'asc' } }, { id: 'asc' }],
+    select: {
+      id: true,
+      return: {
+        select: {
+          id: true,
+          number: true,
+          status: true,
+          currency: true,
+          carrier: true,
+          trackingNumber: true,
+          labelStatus: true,
+          createdAt: true,
+          updatedAt: true,
+          order: { select: { id: true, name: true, customerEmail: true } },
+        },
+      },
+      orderLineItem: { select: { title: true, sku: true, price: true, product: { select: { upc: true, barcodes: true } } } },
+    },
+  });
+  return items.map(({ id, return: ret, orderLineItem: line }) => ({
+    returnId: ret.id,
+    returnNumber: ret.number,
+    returnItemId: id,
+    orderId: ret.order.id,
+    orderName: ret.order.name,
+    status: ret.status,
+    customerEmail: ret.order.customerEmail,
+    title: line.title,
+    sku: line.sku,
+    barcode: barcodeOf(line.product),
+    unitPrice: line.price,
+    currency: ret.currency,
+    carrier: ret.carrier,
+    trackingNumber: ret.trackingNumber,
+    labelStatus: ret.labelStatus,
+    createdAt: ret.createdAt,
+    updatedAt: ret.updatedAt,
+  }));
+}

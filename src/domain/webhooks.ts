@@ -1,0 +1,338 @@
+// Webhook subscriptions and the rules for where a webhook may be sent.
+//
+// A subscriber URL is checked twice: when the subscription is written, and again
+// before every delivery attempt (DNS answers change). Both checks resolve the host
+// and refuse it when any address it resolves to is not a public unicast address:
+// loopback, private, link-local, multicast, cloud metadata, unspecified and reserved
+// ranges, in IPv4 and IPv6, including IPv4 addresses embedded in IPv6 (mapped,
+// compatible, NAT64, 6to4). Loopback is allowed only when the service runs with
+// WEBHOOKS_ALLOW_LOOPBACK=true (development and tests), and then plain http is
+// accepted for loopback targets; everything else must be https.
+import dns from 'node:dns';
+import net from 'node:net';
+import type { WebhookSubscription } from '../generated/prisma/client.ts';
+import { Invalid, NotFound, type FieldIssue } from './errors.ts';
+import { TOPICS, type Topic } from './events.ts';
+import { newId } from './ids.ts';
+import type { Db, Tx } from './tx.ts';
+
+// ---------------------------------------------------------------- addresses
+
+export type AddressClass = 'loopback' | 'private' | 'link-local' | 'multicast' | 'cloud metadata' | 'unspecified' | 'reserved';
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a host name to every address it has (A and AAAA). */
+export type HostLookup = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export interface AddressPolicy {
+  allowLoopback: boolean;
+  lookup: HostLookup;
+}
+
+export const systemLookup: HostLookup = async (hostname) => {
+  const answers = await dns.promises.lookup(hostname, { all: true, verbatim: true });
+  return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+};
+
+interface Prefix {
+  bytes: number[];
+  bits: number;
+}
+
+function prefix(cidr: string): Prefix {
+  const [address, bits] = cidr.split('/');
+  const bytes = net.isIPv4(address) ? parseIPv4(address) : parseIPv6(address);
+  if (!bytes) throw new Error(`bad range ${cidr}`);
+  return { bytes, bits: Number(bits) };
+}
+
+type Range = Prefix & { class: AddressClass };
+
+function range(cidr: string, addressClass: AddressClass): Range {
+  return { ...prefix(cidr), class: addressClass };
+}
+
+// Most specific first: the first range that matches names the class.
+const IPV4_RANGES: Range[] = [
+  range('169.254.169.254/32', 'cloud metadata'), // AWS, GCP, Azure, OpenStack ...
+  range('169.254.170.2/32', 'cloud metadata'), // AWS ECS task metadata
+  range('100.100.100.200/32', 'cloud metadata'), // Alibaba Cloud
+  range('192.0.0.192/32', 'cloud metadata'), // Oracle Cloud
+  range('0.0.0.0/8', 'unspecified'),
+  range('10.0.0.0/8', 'private'),
+  range('100.64.0.0/10', 'private'), // carrier-grade NAT
+  range('127.0.0.0/8', 'loopback'),
+  range('169.254.0.0/16', 'link-local'),
+  range('172.16.0.0/12', 'private'),
+  range('192.0.0.0/24', 'reserved'),
+  range('192.0.2.0/24', 'reserved'),
+  range('192.88.99.0/24', 'reserved'),
+  range('192.168.0.0/16', 'private'),
+  range('198.18.0.0/15', 'reserved'),
+  range('198.51.100.0/24', 'reserved'),
+  range('203.0.113.0/24', 'reserved'),
+  range('224.0.0.0/4', 'multicast'),
+  range('240.0.0.0/4', 'reserved'), // includes the broadcast address
+];
+
+const IPV6_RANGES: Range[] = [
+  range('fd00:ec2::254/128', 'cloud metadata'), // AWS IMDS over IPv6
+  range('::/128', 'unspecified'),
+  range('::1/128', 'loopback'),
+  range('64:ff9b:1::/48', 'private'), // local-use NAT64
+  range('100::/64', 'reserved'), // discard-only
+  range('2001:db8::/32', 'reserved'), // documentation
+  range('2001::/32', 'reserved'), // Teredo tunnels reach arbitrary IPv4 hosts
+  range('fc00::/7', 'private'), // unique local
+  range('fe80::/10', 'link-local'),
+  range('fec0::/10', 'private'), // site-local (deprecated)
+  range('ff00::/8', 'multicast'),
+];
+
+// IPv6 forms that carry an IPv4 address (at byte `offset`): the embedded address decides.
+const EMBEDDED_IPV4: (Prefix & { offset: number })[] = [
+  { ...prefix('::ffff:0:0/96'), offset: 12 }, // IPv4-mapped
+  { ...prefix('::/96'), offset: 12 }, // IPv4-compatible (deprecated)
+  { ...prefix('64:ff9b::/96'), offset: 12 }, // NAT64 well-known prefix
+  { ...prefix('2002::/16'), offset: 2 }, // 6to4
+];
+
+// Host names of metadata services that some resolvers answer inside a cloud.
+const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
+
+function parseIPv4(text: string): number[] | undefined {
+  if (!net.isIPv4(text)) return undefined;
+  return text.split('.').map(Number);
+}
+
+/** The 16 bytes of an IPv6 address (zone id dropped), or undefined. */
+function parseIPv6(text: string): number[] | undefined {
+  const address = text.split('%')[0];
+  if (!net.isIPv6(address)) return undefined;
+  let head = address;
+  const tailBytes: number[] = [];
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(address);
+  if (dotted) {
+    tailBytes.push(...parseIPv4(dotted[1])!);
+    head = address.slice(0, -dotted[1].length);
+    if (head.endsWith(':') && !head.endsWith('::')) head = head.slice(0, -1);
+  }
+  const [left, right] = head.includes('::') ? head.split('::') : [head, undefined];
+  const groups = (part: string | undefined) => (part ? part.split(':').filter((g) => g !== '').map((g) => parseInt(g, 16)) : []);
+  const leftGroups = groups(left);
+  const rightGroups = groups(right);
+  const missing = 8 - tailBytes.length / 2 - leftGroups.length - rightGroups.length;
+  const all = [...leftGroups, ...Array<number>(right === undefined ? 0 : missing).fill(0), ...rightGroups];
+  const bytes = all.flatMap((g) => [g >> 8, g & 0xff]);
+  bytes.push(...tailBytes);
+  return bytes.length === 16 ? bytes : undefined;
+}
+
+function matches(bytes: number[], p: Prefix): boolean {
+  if (bytes.length !== p.bytes.length) return false;
+  let bits = p.bits;
+  for (let i = 0; bits > 0; i++, bits -= 8) {
+    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
+    if ((bytes[i] & mask) !== (p.bytes[i] & mask)) return false;
+  }
+  return true;
+}
+
+/** Why an address must not receive webhooks, or null for a public unicast address. */
+export function classifyAddress(address: string): AddressClass | null {
+  const v4 = parseIPv4(address);
+  if (v4) return IPV4_RANGES.find((r) => matches(v4, r))?.class ?? null;
+  const v6 = parseIPv6(address);
+  if (!v6) return 'reserved';
+  const own = IPV6_RANGES.find((r) => matches(v6, r));
+  if (own) return own.class;
+  const embedded = EMBEDDED_IPV4.find((e) => matches(v6, e));
+  if (embedded) {
+    const inner = v6.slice(embedded.offset, embedded.offset + 4).join('.');
+    return classifyAddress(inner);
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------- subscriber URLs
+
+const MAX_URL_LENGTH = 2048;
+
+export interface WebhookTarget {
+  url: URL;
+  /** The host name as the request names it (no IPv6 brackets). */
+  host: string;
+  /** Every address the host resolved to; each one passed the policy. */
+  addresses: ResolvedAddress[];
+}
+
+function urlIssue(message: string): Invalid {
+  return new Invalid(message, { path: 'url' });
+}
+
+/** Syntax rules of a subscriber URL, without resolving it. */
+function parseSubscriberUrl(raw: string, policy: Pick<AddressPolicy, 'allowLoopback'>): URL | FieldIssue {
+  if (raw.length > MAX_URL_LENGTH) return { path: 'url', message: `must be at most ${MAX_URL_LENGTH} characters` };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { path: 'url', message: 'must be an absolute URL' };
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowLoopback)) {
+    return { path: 'url', message: 'must use https' };
+  }
+  if (url.username || url.password) return { path: 'url', message: 'must not contain credentials; use the subscription secret' };
+  return url;
+}
+
+function withArticle(word: string): string {
+  return `${/^[aeiou]/.test(word) ? 'an' : 'a'} ${word}`;
+}
+
+/**
+ * Resolves the URL's host and checks every address against the policy. Throws
+ * Invalid (path `url`) naming the refused address and its class.
+ */
+export async function checkWebhookTarget(raw: string, policy: AddressPolicy): Promise<WebhookTarget> {
+  const parsed = parseSubscriberUrl(raw, policy);
+  if (!(parsed instanceof URL)) throw urlIssue(parsed.message);
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (METADATA_HOSTS.has(name)) throw urlIssue(`${host} is a cloud metadata service; webhooks are only sent to public addresses`);
+
+  let addresses: ResolvedAddress[];
+  const family = net.isIP(host);
+  if (family !== 0) {
+    addresses = [{ address: host, family: family === 6 ? 6 : 4 }];
+  } else {
+    try {
+      addresses = await policy.lookup(host);
+    } catch (error) {
+      throw urlIssue(`host ${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    if (addresses.length === 0) throw urlIssue(`host ${host} does not resolve`);
+  }
+  for (const { address } of addresses) {
+    const addressClass = classifyAddress(address);
+    if (addressClass === null || (addressClass === 'loopback' && policy.allowLoopback)) continue;
+    throw urlIssue(`${host} resolves to ${address}, ${withArticle(addressClass)} address; webhooks are only sent to public addresses`);
+  }
+  if (parsed.protocol === 'http:' && !addresses.every((a) => classifyAddress(a.address) === 'loopback')) {
+    throw urlIssue('must use https (plain http is accepted for loopback addresses only)');
+  }
+  return { url: parsed, host, addresses };
+}
+
+let configuredPolicy: AddressPolicy = { allowLoopback: false, lookup: systemLookup };
+
+/** Set once at start-up from WEBHOOKS_ALLOW_LOOPBACK; subscriptions are checked with it. */
+export function configureWebhookAddressPolicy(policy: Partial<AddressPolicy>): void {
+  configuredPolicy = { ...configuredPolicy, ...policy };
+}
+
+export function webhookAddressPolicy(): AddressPolicy {
+  return configuredPolicy;
+}
+
+// ---------------------------------------------------------------- subscriptions
+
+const MAX_SECRET_LENGTH = 512;
+// The secret travels as `Authorization: Bearer <secret>`: visible ASCII, no spaces.
+const SECRET_PATTERN = /^[\x21-\x7e]+$/;
+
+export interface WebhookSubscriptionInput {
+  url: string;
+  /** Sent as the bearer token of every delivery; omitted or null sends none. */
+  secret?: string | null;
+  topics: readonly string[];
+  enabled?: boolean | null;
+}
+
+/** Fields to change; absent (or null, except for `secret`) leaves a field as it is. */
+export interface WebhookSubscriptionChanges {
+  url?: string | null;
+  /** null removes the secret. */
+  secret?: string | null;
+  topics?: readonly string[] | null;
+  enabled?: boolean | null;
+}
+
+function topicIssues(topics: readonly string[]): FieldIssue[] {
+  if (topics.length === 0) return [{ path: 'topics', message: `must name at least one topic of: ${TOPICS.join(', ')}` }];
+  return topics.flatMap((topic, i) =>
+    (TOPICS as readonly string[]).includes(topic) ? [] : [{ path: `topics.${i}`, message: `unknown topic "${topic}"; known topics: ${TOPICS.join(', ')}` }],
+  );
+}
+
+function secretIssues(secret: string | null | undefined): FieldIssue[] {
+  if (secret === undefined || secret === null) return [];
+  if (secret.length === 0 || secret.length > MAX_SECRET_LENGTH || !SECRET_PATTERN.test(secret)) {
+    return [{ path: 'secret', message: `must be 1 to ${MAX_SECRET_LENGTH} visible ASCII characters without spaces` }];
+  }
+  return [];
+}
+
+/** Checks every field given; all syntax issues are reported together, then the URL's addresses. */
+async function validate(fields: { url?: string; topics?: readonly string[]; secret?: string | null }, policy: AddressPolicy): Promise<void> {
+  const issues: FieldIssue[] = [];
+  if (fields.url !== undefined) {
+    const parsed = parseSubscriberUrl(fields.url, policy);
+    if (!(parsed instanceof URL)) issues.push(parsed);
+  }
+  if (fields.topics !== undefined) issues.push(...topicIssues(fields.topics));
+  issues.push(...secretIssues(fields.secret));
+  if (issues.length > 0) throw Invalid.of(issues);
+  if (fields.url !== undefined) await checkWebhookTarget(fields.url, policy);
+}
+
+function distinctTopics(topics: readonly string[]): Topic[] {
+  return [...new Set(topics)] as Topic[];
+}
+
+export async function createWebhookSubscription(db: Db | Tx, storeId: string, input: WebhookSubscriptionInput): Promise<WebhookSubscription> {
+  await validate(input, configuredPolicy);
+  return db.webhookSubscription.create({
+    data: {
+      id: newId('webhookSubscription'),
+      storeId,
+      url: input.url,
+      secret: input.secret ?? null,
+      topics: distinctTopics(input.topics),
+      enabled: input.enabled ?? true,
+    },
+  });
+}
+
+/** Changes the fields given. Pending deliveries go to the new URL; a disabled subscription's deliveries wait. */
+export async function updateWebhookSubscription(
+  db: Db | Tx,
+  storeId: string,
+  id: string,
+  changes: WebhookSubscriptionChanges,
+): Promise<WebhookSubscription> {
+  const existing = await db.webhookSubscription.findFirst({ where: { id, storeId }, select: { id: true } });
+  if (!existing) throw new NotFound(`webhook subscription ${id} not found`, { path: 'id' });
+  const url = changes.url ?? undefined;
+  const topics = changes.topics ?? undefined;
+  await validate({ url, topics, secret: changes.secret }, configuredPolicy);
+  return db.webhookSubscription.update({
+    where: { id },
+    data: {
+      url,
+      secret: changes.secret,
+      topics: topics && distinctTopics(topics),
+      enabled: changes.enabled ?? undefined,
+    },
+  });
+}
+
+/** Deletes the subscription with its pending and past deliveries. */
+export async function deleteWebhookSubscription(db: Db | Tx, storeId: string, id: string): Promise<void> {
+  const { count } = await db.webhookSubscription.deleteMany({ where: { id, storeId } });
+  if (count === 0) throw new NotFound(`webhook subscription ${id} not found`, { path: 'id' });
+}

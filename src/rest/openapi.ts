@@ -1,0 +1,219 @@
+// Assembles the OpenAPI 3.1 document of the v2.2 door from every route's `doc`,
+// adding what the door itself answers on every route (authentication, store and
+// scope refusals, rate limits, malformed bodies, internal errors), so the
+// document describes each response exactly as it is served.
+import type { HttpMethod, JsonSchema, Route, RouteDoc } from '../routeTable.ts';
+
+export type OpenApiDocument = Record<string, unknown> & {
+  openapi: string;
+  info: { title: string; version: string; description: string };
+  paths: Record<string, Partial<Record<Lowercase<HttpMethod>, OpenApiOperation>>>;
+  components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, unknown> };
+};
+
+export interface OpenApiOperation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  security: Record<string, string[]>[];
+  parameters: Record<string, unknown>[];
+  requestBody?: Record<string, unknown>;
+  responses: Record<string, OpenApiResponse>;
+  'x-required-scopes'?: string[];
+}
+
+export interface OpenApiResponse {
+  description: string;
+  headers?: Record<string, { description: string; schema: JsonSchema; required?: boolean }>;
+  content?: Record<string, { schema: JsonSchema }>;
+}
+
+/** `info.version` of the interface description (spec 9). */
+export const API_VERSION = '2.2.1';
+
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+export const JSON_MEDIA_TYPE = 'application/json';
+
+const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+
+const PROBLEM_SCHEMA: JsonSchema = {
+  type: 'object',
+  description: 'RFC 7807 problem details (spec 2.6); `errors` lists each invalid input of a validation failure',
+  required: ['type', 'title', 'status', 'detail'],
+  additionalProperties: false,
+  properties: {
+    type: { type: 'string', format: 'uri-reference', description: 'Always about:blank' },
+    title: { type: 'string', description: 'Short summary of the status' },
+    status: { type: 'integer', minimum: 400, maximum: 599 },
+    detail: { type: 'string', description: 'Human-readable explanation' },
+    instance: { type: 'string', format: 'uri-reference', description: 'Path and query of the request' },
+    errors: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['path', 'message'],
+        additionalProperties: false,
+        properties: {
+          path: { type: 'string', description: 'Dotted path of the offending input, e.g. `lineItems.0.quantity` or a query parameter name' },
+          message: { type: 'string' },
+        },
+      },
+    },
+  },
+};
+
+const ERROR_SCHEMA: JsonSchema = {
+  type: 'object',
+  description: 'The `{error}` body order creation answers for 400, 401 and 409 (decisions.md)',
+  required: ['error'],
+  additionalProperties: false,
+  properties: { error: { type: 'string' } },
+};
+
+const RATE_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Requests allowed per minute for this API client', schema: { type: 'integer', minimum: 1 } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current one-minute window', schema: { type: 'integer', minimum: 0 } },
+};
+
+const RETRY_AFTER = { description: 'Seconds until the rate-limit window ends', schema: { type: 'integer', minimum: 1 }, required: true };
+
+/** `/stores/{storeId}/inventory-levels/{id}` + GET -> `getInventoryLevelsById` (stable and unique per route). */
+function operationIdOf(method: HttpMethod, path: string): string {
+  const words = path
+    .replace(/^\/stores\/\{storeId\}/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => {
+      const param = /^\{(\w+)\}$/.exec(segment);
+      const word = param ? `by-${param[1]}` : segment;
+      return word
+        .split(/[-_.]/)
+        .filter(Boolean)
+        .map((part) => part[0].toUpperCase() + part.slice(1))
+        .join('');
+    });
+  return method.toLowerCase() + (words.join('') || 'Stores');
+}
+
+function pathParameters(path: string): Record<string, unknown>[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    description: name === 'storeId' ? 'Store identifier (str_...); must be the store of the API secret' : `Identifier of the ${name === 'id' ? 'resource' : name}`,
+    schema: { type: 'string' },
+  }));
+}
+
+function bodyOf(schema: JsonSchema, mediaType: string): OpenApiResponse['content'] {
+  return { [mediaType]: { schema } };
+}
+
+function problemResponse(description: string, headers?: OpenApiResponse['headers']): OpenApiResponse {
+  return { description, ...(headers ? { headers } : {}), content: bodyOf(PROBLEM_REF, PROBLEM_MEDIA_TYPE) };
+}
+
+/** A response a route documents, in OpenAPI form. */
+function routeResponse(response: RouteDoc['responses'][string]): OpenApiResponse {
+  const out: OpenApiResponse = { description: response.description };
+  if (response.headers) out.headers = { ...response.headers };
+  if (response.problem) out.content = bodyOf(PROBLEM_REF, PROBLEM_MEDIA_TYPE);
+  else if (response.schema) out.content = bodyOf(response.schema, JSON_MEDIA_TYPE);
+  return out;
+}
+
+/** What the door answers before or around the route: added unless the route documents the status itself. */
+function doorResponses(route: Route): Record<string, OpenApiResponse> {
+  const errorBody = (description: string): OpenApiResponse =>
+    route.errorStyle === 'error' ? { description, content: bodyOf(ERROR_REF, JSON_MEDIA_TYPE) } : problemResponse(description);
+  const out: Record<string, OpenApiResponse> = {};
+  if (!route.public) {
+    out['401'] = errorBody('Missing, malformed, unknown or revoked API secret');
+    out['403'] = problemResponse(
+      route.scopes.length > 0
+        ? `The secret belongs to another store, or its client lacks a scope (${route.scopes.join(', ')})`
+        : 'The secret belongs to another store',
+    );
+    out['429'] = problemResponse('Rate limit of the API client exceeded', { 'Retry-After': RETRY_AFTER, ...RATE_HEADERS });
+  }
+  if (route.doc?.requestBody) {
+    out['400'] = errorBody('The body is not JSON, or not valid for this operation');
+    out['413'] = problemResponse('The body exceeds 1 MiB');
+  }
+  out['500'] = problemResponse('Internal error');
+  return out;
+}
+
+function operationOf(route: Route, doc: RouteDoc): OpenApiOperation {
+  const responses: Record<string, OpenApiResponse> = {};
+  for (const [status, response] of Object.entries(doc.responses)) responses[status] = routeResponse(response);
+  for (const [status, response] of Object.entries(doorResponses(route))) responses[status] ??= response;
+  responses.default ??= problemResponse('Any other failure');
+  if (!route.public) {
+    // The door adds the rate-limit headers to every answer that got past authentication.
+    for (const [status, response] of Object.entries(responses)) {
+      if (status !== '401' && status !== '403') response.headers = { ...RATE_HEADERS, ...response.headers };
+    }
+  }
+
+  const scopes = [...route.scopes];
+  const description = [doc.description, scopes.length > 0 ? `Required scopes: ${scopes.join(', ')}.` : undefined].filter(Boolean).join('\n\n');
+  const operation: OpenApiOperation = {
+    operationId: operationIdOf(route.method, route.path),
+    summary: doc.summary,
+    ...(description ? { description } : {}),
+    tags: [doc.tag],
+    security: route.public ? [] : [{ bearerAuth: [] }],
+    parameters: [
+      ...pathParameters(route.path),
+      ...(doc.parameters ?? []).map((p) => ({ ...p, required: p.required ?? false })),
+    ],
+    responses,
+  };
+  if (doc.requestBody) {
+    operation.requestBody = {
+      required: doc.requestBody.required,
+      ...(doc.requestBody.description ? { description: doc.requestBody.description } : {}),
+      content: bodyOf(doc.requestBody.schema, JSON_MEDIA_TYPE),
+    };
+  }
+  if (!route.public) operation['x-required-scopes'] = scopes;
+  return operation;
+}
+
+export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument {
+  const paths: OpenApiDocument['paths'] = {};
+  const tags = new Set<string>();
+  for (const route of routes) {
+    if (!route.doc) continue;
+    const key = route.method.toLowerCase() as Lowercase<HttpMethod>;
+    const item = (paths[route.path] ??= {});
+    if (item[key]) throw new Error(`two routes document ${route.method} ${route.path}`);
+    item[key] = operationOf(route, route.doc);
+    tags.add(route.doc.tag);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Returns, Orders, Customers and Inventory Service: REST interface',
+      version: API_VERSION,
+      description:
+        'Versioned REST interface (v2.2). Lists are paginated with `page-size` / `page-continue` (also accepted as the headers ' +
+        '`X-Page-Size` / `X-Page-Continue`); the next cursor is in the `X-Page-Next` response header while more results exist. ' +
+        'Errors are `application/problem+json` except the `{error}` bodies of order creation.',
+    },
+    servers: [{ url: '/v2.2', description: 'This server' }],
+    tags: [...tags].sort().map((name) => ({ name })),
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      schemas: { Problem: PROBLEM_SCHEMA, Error: ERROR_SCHEMA },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API secret> of an API client of the store' },
+      },
+    },
+  };
+}

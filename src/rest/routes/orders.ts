@@ -1,0 +1,163 @@
+// POST /stores/{storeId}/orders (spec 4.2, decisions.md "Orders"), a hand-written
+// adapter over the v3 `createOrder` mutation. Its failures follow decisions.md: 400,
+// 401 and 409 are `{error}` bodies (the route's errorStyle, which the door honours
+// too), anything else problem+json. The body's JSON types are checked here against
+// the documented schema (properties the schema does not name are ignored, as the
+// specification does not forbid them); every value rule is the domain's. Stock that
+// cannot be committed is a 422 problem, so that 409 keeps the one meaning decisions.md gives it.
+import type { ExecutionResult } from 'graphql';
+import { json } from '../../door.ts';
+import type { JsonSchema, Route, RouteInput } from '../../routeTable.ts';
+import type { ClassifiedError } from '../../schema/errors.ts';
+import { defineOperation, runOperation } from '../../schema/execute.ts';
+import { checkShape } from '../bodyShape.ts';
+import { problem, problemFromError } from '../problem.ts';
+
+const AMOUNT = (description: string): JsonSchema => ({ type: 'number', minimum: 0, description: `${description}; a decimal amount in the order currency, not minor units` });
+
+const ADDRESS: JsonSchema = {
+  type: 'object',
+  properties: {
+    address1: { type: 'string' },
+    address2: { type: 'string' },
+    city: { type: 'string' },
+    province: { type: 'string' },
+    country: { type: 'string' },
+    postalCode: { type: 'string' },
+  },
+};
+
+const LINE_ITEM: JsonSchema = {
+  type: 'object',
+  required: ['id', 'productId', 'title', 'quantity'],
+  properties: {
+    id: { type: 'string', minLength: 1, description: "The merchant's line item id, unique in the order" },
+    productId: { type: 'string', minLength: 1, description: "The merchant's product id; our prd_ id links the line to that product" },
+    title: { type: 'string', minLength: 1 },
+    quantity: { type: 'integer', minimum: 1, maximum: 1000 },
+    variantId: { type: 'string' },
+    sku: { type: 'string', description: "Links the line to the store's product with this SKU when productId does not" },
+    price: AMOUNT('Unit price'),
+    imageUrl: { type: 'string' },
+    discount: AMOUNT('Discount on the line'),
+  },
+};
+
+const ORDER_REQUEST: JsonSchema = {
+  type: 'object',
+  required: ['orderId', 'createdAt', 'lineItems'],
+  properties: {
+    orderId: { type: 'string', minLength: 1, description: 'Unique identifier of the order in the store' },
+    createdAt: { type: 'string', format: 'date-time', description: 'ISO 8601 date-time of order creation, with a time zone' },
+    lineItems: { type: 'array', minItems: 1, items: LINE_ITEM },
+    customer: {
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        email: { type: 'string', format: 'email' },
+        phoneNumber: { type: 'string' },
+        name: { type: 'string' },
+        firstName: { type: 'string' },
+        lastName: { type: 'string' },
+      },
+    },
+    shipping: {
+      type: 'object',
+      properties: { method: { type: 'string' }, cost: AMOUNT('Shipping cost'), address: ADDRESS },
+    },
+    totalPrice: AMOUNT('Total including tax and shipping'),
+    subtotalPrice: AMOUNT('Excludes tax and shipping'),
+    totalTax: AMOUNT('Tax'),
+    totalDiscount: AMOUNT('Discounts applied (coupons, promotions)'),
+    billingAddress: ADDRESS,
+    tags: { type: 'array', items: { type: 'string' } },
+    currencyCode: { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO 4217; the store currency when omitted' },
+    locationId: {
+      type: 'string',
+      pattern: '^loc_',
+      description:
+        "A location (loc_) of the store or of a linked fulfillment service, as listed by the inventory levels; the fulfillment origin. " +
+        "The store's default origin address when omitted.",
+    },
+  },
+};
+
+const ORDER_RESPONSE: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['orderId', 'externalOrderId'],
+  properties: {
+    orderId: { type: 'string', pattern: '^ord_', description: 'Our order id' },
+    externalOrderId: { type: 'string', description: 'The orderId of the request' },
+  },
+};
+
+const ERROR_BODY: JsonSchema = { type: 'object', additionalProperties: false, required: ['error'], properties: { error: { type: 'string' } } };
+
+const CREATE = defineOperation(`
+  mutation RestCreateOrder($input: OrderInput!) {
+    createOrder(input: $input) { id externalId }
+  }`);
+
+function error(status: number, message: string) {
+  return json(status, { error: message });
+}
+
+// `Variable "$input" got invalid value 1.23456 at "input.lineItems[0].price"; Decimal must be ...`
+const VARIABLE_ERROR = /^Variable "\$input" got invalid value .*? at "input\.([^"]+)"; ([\s\S]*)$/;
+
+/**
+ * The message of a refused input, naming the request's own field. A result without
+ * `data` failed while coercing the input (a bad date-time or decimal): each of its
+ * errors names one field; otherwise the domain's message already names them.
+ */
+function inputMessage(outcome: { error: ClassifiedError; result: ExecutionResult }): string {
+  if ('data' in outcome.result || !outcome.result.errors?.length) return outcome.error.message;
+  return outcome.result.errors
+    .map((e) => {
+      const match = VARIABLE_ERROR.exec(e.message);
+      return match ? `${match[1].replace(/\[(\d+)\]/g, '.$1')}: ${match[2]}` : e.message;
+    })
+    .join('; ');
+}
+
+async function create(input: RouteInput) {
+  const shape = checkShape(ORDER_REQUEST, input.body);
+  if (shape.issues.length > 0) return error(400, shape.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '));
+  const outcome = await runOperation<{ createOrder: { id: string; externalId: string } }>(CREATE, { input: shape.value }, input.ctx);
+  if (outcome.ok) return json(200, { orderId: outcome.data.createOrder.id, externalOrderId: outcome.data.createOrder.externalId });
+  const failure = outcome.error;
+  if (failure.code === 'BAD_USER_INPUT') return error(400, inputMessage(outcome));
+  if (failure.code === 'CONFLICT') return error(409, failure.message);
+  // Stock that cannot be committed: the request is well formed, the store's state refuses it.
+  if (failure.code === 'UNPROCESSABLE') return problem(422, failure.message, { instance: input.instance, errors: failure.issues });
+  return problemFromError(failure, input.instance);
+}
+
+export const orderRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/stores/{storeId}/orders',
+    scopes: ['orders_write'],
+    errorStyle: 'error',
+    doc: {
+      summary: 'Create order',
+      tag: 'Orders',
+      description:
+        'Creates an order with line items, customer information and shipping details. Lines whose productId or sku ' +
+        "matches one of the store's products with an inventory level at the fulfillment location commit their quantity there.",
+      requestBody: { required: true, schema: ORDER_REQUEST, description: 'Order creation request' },
+      responses: {
+        '200': { description: 'The order was created', schema: ORDER_RESPONSE },
+        '400': { description: 'Invalid body; the message names the offending field', schema: ERROR_BODY },
+        '401': { description: 'Missing, malformed, unknown or revoked API secret', schema: ERROR_BODY },
+        '409': { description: 'An order with this orderId already exists in the store', schema: ERROR_BODY },
+        '422': {
+          description: 'A line cannot commit its quantity: the inventory level at the fulfillment location has too little on hand',
+          problem: true,
+        },
+      },
+    },
+    handle: create,
+  },
+];

@@ -1,0 +1,168 @@
+// Customers: the Customer type, lookups by e-mail, the keyset-paginated list, and
+// the upsert mutation. Every rule of the upsert lives in domain/customers.ts.
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import type { Scope } from '../auth/scopes.ts';
+import type { Customer as CustomerRow } from '../generated/prisma/client.ts';
+import {
+  CUSTOMER_LOCATION_NUMBER_FIELDS,
+  CUSTOMER_LOCATION_STRING_FIELDS,
+  CUSTOM_FIELD_VALUE_SELECT,
+  customerEmailKey,
+  customFieldMap,
+  upsertCustomer,
+  type CustomerLocation as CustomerLocationShape,
+} from '../domain/customers.ts';
+import { builder } from './builder.ts';
+import { storeIdOf } from './context.ts';
+import { keysetConnection } from './keyset.ts';
+import { hasAnyScope } from './orders.ts';
+
+// Writers get the customer they wrote back; readers see every customer.
+const CUSTOMER_AUDIENCE: readonly Scope[] = ['customers_read', 'customers_write'];
+
+const LOCATION_DESCRIPTIONS: Record<(typeof CUSTOMER_LOCATION_STRING_FIELDS)[number], string> = {
+  street1: 'Street line 1',
+  street2: 'Street line 2',
+  city: 'City',
+  state: 'State or province name',
+  stateCode: 'State or province abbreviation',
+  postalCode: 'Postal code',
+  country: 'Country name',
+  countryCode: 'ISO 3166-1 alpha-2',
+  ianaTimeZoneName: 'IANA time zone identifier',
+};
+
+export const CustomerLocation = builder.objectRef<CustomerLocationShape>('CustomerLocation').implement({
+  description: 'Current location of a customer (spec 2.2)',
+  fields: (t) => ({
+    ...Object.fromEntries(
+      CUSTOMER_LOCATION_STRING_FIELDS.map((field) => [
+        field,
+        t.string({ nullable: true, description: LOCATION_DESCRIPTIONS[field], resolve: (l) => l[field] ?? null }),
+      ]),
+    ),
+    ...Object.fromEntries(
+      CUSTOMER_LOCATION_NUMBER_FIELDS.map((field) => [field, t.float({ nullable: true, resolve: (l) => l[field] ?? null })]),
+    ),
+  }),
+});
+
+export const Customer = builder.prismaNode('Customer', {
+  id: { field: 'id' },
+  nullable: true,
+  // node(id:) sees only the caller's store: another store's customer is simply not found.
+  findUnique: (id, ctx) => ({ id, storeId: storeIdOf(ctx) }),
+  authScopes: (_customer, ctx) => hasAnyScope(ctx, CUSTOMER_AUDIENCE),
+  fields: (t) => ({
+    email: t.exposeString('email', { nullable: false, description: 'Lower case; the upsert key' }),
+    firstName: t.exposeString('firstName', { nullable: true }),
+    lastName: t.exposeString('lastName', { nullable: true }),
+    name: t.exposeString('name', { nullable: true, description: 'Display name made from first and last name' }),
+    phoneNumber: t.string({
+      nullable: true,
+      description: 'The latest phone number (E.164)',
+      resolve: (c) => c.phoneNumbers.at(-1) ?? null,
+    }),
+    phoneNumbers: t.exposeStringList('phoneNumbers', { nullable: false, description: 'Every phone number, in the order first seen' }),
+    location: t.field({
+      type: CustomerLocation,
+      nullable: true,
+      resolve: (c) => (c.location ?? null) as CustomerLocationShape | null,
+    }),
+    customFields: t.field({
+      type: 'JSON',
+      nullable: false,
+      description: 'Custom field values as {name: value}: strings, numbers, booleans, and DATE fields as ISO 8601 strings',
+      select: { customFields: { select: CUSTOM_FIELD_VALUE_SELECT } },
+      resolve: (c) => customFieldMap(c.customFields),
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', nullable: false }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', nullable: false }),
+  }),
+});
+
+export const CustomerConnection = builder.connectionObject({ type: Customer, name: 'CustomerConnection' });
+
+const CustomerLocationInput = builder.inputType('CustomerLocationInput', {
+  description: 'Only the fields supplied are updated; null leaves a field as it is',
+  fields: (t) => ({
+    ...Object.fromEntries(
+      CUSTOMER_LOCATION_STRING_FIELDS.map((field) => [field, t.string({ required: false, description: LOCATION_DESCRIPTIONS[field] })]),
+    ),
+    ...Object.fromEntries(CUSTOMER_LOCATION_NUMBER_FIELDS.map((field) => [field, t.float({ required: false })])),
+  }),
+});
+
+const CustomerUpsertInput = builder.inputType('CustomerUpsertInput', {
+  description: 'Customer upsert (spec 2.1). Absent or null fields leave the stored values as they are.',
+  fields: (t) => ({
+    email: t.string({ required: true, description: 'Upsert key, compared case-insensitively' }),
+    firstName: t.string({ required: false }),
+    lastName: t.string({ required: false }),
+    phoneNumber: t.string({ required: false, description: 'E.164; appended to the phone list when new' }),
+    location: t.field({ type: CustomerLocationInput, required: false }),
+    customFields: t.field({ type: 'JSON', required: false, description: 'Map of field name to string, number or boolean' }),
+  }),
+});
+
+const CustomerUpsertPayload = builder
+  .objectRef<{ customer: CustomerRow; created: boolean }>('CustomerUpsertPayload')
+  .implement({
+    fields: (t) => ({
+      customer: t.field({ type: Customer, nullable: false, resolve: (p) => p.customer }),
+      created: t.exposeBoolean('created', { nullable: false, description: 'True when a new customer was made' }),
+    }),
+  });
+
+builder.mutationField('upsertCustomer', (t) =>
+  t.field({
+    type: CustomerUpsertPayload,
+    nullable: false,
+    description: 'Creates the customer with this e-mail, or updates it',
+    authScopes: { scope: 'customers_write' },
+    args: { input: t.arg({ type: CustomerUpsertInput, required: true }) },
+    resolve: (_root, { input }, ctx) => upsertCustomer(ctx.prisma, storeIdOf(ctx), input),
+  }),
+);
+
+builder.queryFields((t) => ({
+  customer: t.prismaField({
+    type: 'Customer',
+    nullable: true,
+    description: 'The customer with this e-mail (case-insensitive); null when absent',
+    authScopes: { scope: 'customers_read' },
+    args: { email: t.arg.string({ required: true }) },
+    resolve: (query, _root, args, ctx) =>
+      ctx.prisma.customer.findUnique({ ...query, where: { storeId_email: { storeId: storeIdOf(ctx), email: customerEmailKey(args.email) } } }),
+  }),
+  customers: t.connection(
+    {
+      nullable: false,
+      type: Customer,
+      description: 'Customers of the store, most recently updated first (ties by id)',
+      authScopes: { scope: 'customers_read' },
+      args: {
+        updatedAtMin: t.arg({ type: 'DateTime', required: false, description: 'Inclusive' }),
+        updatedAtMax: t.arg({ type: 'DateTime', required: false, description: 'Exclusive' }),
+      },
+      resolve: (_root, args, ctx, info) => {
+        const storeId = storeIdOf(ctx);
+        const updatedAt = { ...(args.updatedAtMin ? { gte: args.updatedAtMin } : {}), ...(args.updatedAtMax ? { lt: args.updatedAtMax } : {}) };
+        return keysetConnection({
+          args,
+          sort: { field: 'updatedAt', kind: 'date', direction: 'desc' },
+          scope: 'customers',
+          fetch: ({ where, orderBy, take }) =>
+            ctx.prisma.customer.findMany({
+              // The nodes' own selections (custom fields) load in this same query.
+              ...queryFromInfo({ context: ctx, info, typeName: 'Customer', paths: [['edges', 'node'], ['nodes']] }),
+              where: { AND: [where, { storeId, updatedAt }] },
+              orderBy,
+              take,
+            }),
+        });
+      },
+    },
+    CustomerConnection,
+  ),
+}));

@@ -1,0 +1,147 @@
+// What the inventory types share: `node(id:)` / `nodes(ids:)` loading that keeps
+// each type's read scope and the caller's visibility, the sort keys and the
+// selection of root keyset connections.
+import { parsePrismaCursor, queryFromInfo } from '@pothos/plugin-prisma';
+import type { ObjectRef } from '@pothos/core';
+import {
+  getNamedType,
+  GraphQLError,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+  valueFromAST,
+  type FieldNode,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLResolveInfo,
+  type SelectionNode,
+} from 'graphql';
+import type { Scope } from '../auth/scopes.ts';
+import { builder } from './builder.ts';
+import { checkConnectionArgs } from './connectionArgs.ts';
+import type { GraphQLContext } from './context.ts';
+import type { KeysetSort, SortValueKind } from './keyset.ts';
+
+export type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+export function hasScope(ctx: GraphQLContext, scope: Scope): boolean {
+  return ctx.auth?.scopes.has(scope) ?? false;
+}
+
+/** The same refusal plugin-scope-auth gives a field, for loads that run outside a field's scopes. */
+export function requireScope(ctx: GraphQLContext, scope: Scope, what: string): void {
+  if (!hasScope(ctx, scope)) {
+    throw new GraphQLError(`Not authorized to read ${what}: the ${scope} scope is required`, { extensions: { code: 'FORBIDDEN' } });
+  }
+}
+
+// Types whose nested connections page with plugin-prisma cursors (every type registered below).
+const prismaCursorTypes = new Set<string>();
+
+function badInput(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
+}
+
+function checkNestedField(field: GraphQLField<unknown, unknown>, node: FieldNode, parentType: string, info: GraphQLResolveInfo, ctx: GraphQLContext) {
+  const args: Record<string, unknown> = {};
+  for (const argument of node.arguments ?? []) {
+    const definition = field.args.find((a) => a.name === argument.name.value);
+    if (definition && ['first', 'last', 'before', 'after'].includes(definition.name)) {
+      args[definition.name] = valueFromAST(argument.value, definition.type, info.variableValues);
+    }
+  }
+  if (Object.keys(args).length === 0) return;
+  checkConnectionArgs(args, ctx.maxPageSize);
+  if (!prismaCursorTypes.has(parentType)) return;
+  for (const cursor of [args.before, args.after]) {
+    if (cursor === undefined || cursor === null) continue;
+    try {
+      parsePrismaCursor(cursor);
+    } catch {
+      throw badInput('invalid cursor: pass back a cursor exactly as it was returned');
+    }
+  }
+}
+
+/**
+ * Applies the connection argument rules to every connection selected below the
+ * field `info` resolves. plugin-prisma plans nested connections into the parent's
+ * query, so their arguments are read before those fields resolve; a bad one must
+ * fail as BAD_USER_INPUT there rather than as an internal error of the planner.
+ */
+export function checkNestedConnectionArgs(ctx: GraphQLContext, info: GraphQLResolveInfo): void {
+  const visit = (type: GraphQLNamedType | undefined | null, selections: readonly SelectionNode[]) => {
+    if (!type) return;
+    for (const selection of selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (!isObjectType(type) && !isInterfaceType(type)) continue;
+        const field = type.getFields()[selection.name.value];
+        if (!field) continue;
+        checkNestedField(field, selection, type.name, info, ctx);
+        if (selection.selectionSet) visit(getNamedType(field.type), selection.selectionSet.selections);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const target = selection.typeCondition ? info.schema.getType(selection.typeCondition.name.value) : type;
+        visit(target, selection.selectionSet.selections);
+      } else {
+        const fragment = info.fragments[selection.name.value];
+        if (fragment) visit(info.schema.getType(fragment.typeCondition.name.value), fragment.selectionSet.selections);
+      }
+    }
+  };
+  for (const node of info.fieldNodes) {
+    if (node.selectionSet) visit(getNamedType(info.returnType), node.selectionSet.selections);
+  }
+}
+
+/** The prisma query for the object the field `info` resolves (root lookups). */
+export function fieldQuery(ctx: GraphQLContext, info: GraphQLResolveInfo, typeName: string): Record<string, unknown> {
+  checkNestedConnectionArgs(ctx, info);
+  return queryFromInfo({ context: ctx, info, typeName }) as Record<string, unknown>;
+}
+
+/**
+ * Makes a type a Node. `node(id:)` and `nodes(ids:)` bypass the root fields, so the
+ * loader itself demands the type's read scope and loads only what the caller's
+ * store may see (`load` filters by store, and loads the selection below the node
+ * with it through `fieldQuery`).
+ */
+export function registerNode<Shape extends { id: string }>(
+  ref: ObjectRef<BuilderTypes, Shape>,
+  options: {
+    scope: Scope;
+    /** Loads the row if the caller's store may see it; prisma types select with `fieldQuery`. */
+    load: (id: string, ctx: GraphQLContext, info: GraphQLResolveInfo) => Promise<Shape | null>;
+  },
+): void {
+  prismaCursorTypes.add(ref.name);
+  builder.nodeRef<Shape, string, typeof ref>(ref, {
+    id: { resolve: (row) => row.id },
+    loadWithoutCache: (id, ctx, info) => {
+      requireScope(ctx, options.scope, ref.name);
+      return options.load(String(id), ctx, info);
+    },
+  });
+}
+
+/** The prisma query for the nodes a root connection returns, however the client selected them. */
+export function connectionNodeQuery(ctx: GraphQLContext, info: GraphQLResolveInfo, typeName: string): Record<string, unknown> {
+  checkNestedConnectionArgs(ctx, info);
+  return queryFromInfo({ context: ctx, info, typeName, paths: [['nodes'], ['edges', 'node']] }) as Record<string, unknown>;
+}
+
+export interface SortKeyDefinition {
+  field: string;
+  kind: SortValueKind;
+  nullable?: boolean;
+}
+
+/** The keyset sort of a sort key: newest (largest) first, `reverse` flips, nulls last (decisions.md). */
+export function keysetSortOf(key: SortKeyDefinition, reverse: boolean | null | undefined): KeysetSort {
+  return { field: key.field, kind: key.kind, nullable: key.nullable, direction: reverse ? 'asc' : 'desc' };
+}
+
+/** Inclusive lower and exclusive upper bound of a timestamp filter. */
+export function timeRange(min: Date | null | undefined, max: Date | null | undefined): { gte?: Date; lt?: Date } | undefined {
+  if (!min && !max) return undefined;
+  return { ...(min ? { gte: min } : {}), ...(max ? { lt: max } : {}) };
+}

@@ -1,0 +1,444 @@
+// Returns: the Return node and its items, notes and history; the returns list,
+// lookups (the four ways of naming a return) and ASN rows; the mutations of the
+// status machine. Rules live in domain/returns.ts; REST and compat adapt these.
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { Scope } from '../auth/scopes.ts';
+import type { Return as ReturnRow } from '../generated/prisma/client.ts';
+import {
+  addReturnNote,
+  barcodeOf,
+  createReturn,
+  findReturnId,
+  flagReturn,
+  ITEM_AMOUNT_SELECT,
+  itemRefund,
+  listAsnRows,
+  listReturns,
+  processReturn,
+  rejectReturn,
+  removeReturnItems,
+  resetReturn,
+  returnItemAmounts,
+  returnTotal,
+  type AsnRow,
+  type ReturnPage,
+  type ReturnRef,
+} from '../domain/returns.ts';
+import { builder } from './builder.ts';
+import { storeIdOf, type GraphQLContext } from './context.ts';
+import { keysetConnection, type KeysetSort } from './keyset.ts';
+import { hasAnyScope } from './orders.ts';
+import { money, Money } from './scalars.ts';
+
+const RETURN_AUDIENCE: readonly Scope[] = ['returns_read', 'returns_write'];
+
+export const ReturnStatus = builder.enumType('ReturnStatus', {
+  description: 'Native status of a return',
+  values: {
+    OPEN: { value: 'open' },
+    IN_TRANSIT: { value: 'in_transit' },
+    DELIVERED: { value: 'delivered' },
+    NEEDS_REVIEW: { value: 'needs_review' },
+    IN_REVIEW: { value: 'in_review' },
+    FLAGGED: { value: 'flagged' },
+    COMPLETE: { value: 'complete' },
+    REJECTED: { value: 'rejected' },
+    DELETED: { value: 'deleted' },
+  } as const,
+});
+
+export const ReturnType = builder.enumType('ReturnType', {
+  values: { RETURN: { value: 'return' }, CLAIM: { value: 'claim' }, WARRANTY: { value: 'warranty' } } as const,
+});
+
+export const ReturnOutcome = builder.enumType('ReturnOutcome', {
+  description: 'What the customer gets for a returned line',
+  values: {
+    REFUND: { value: 'refund' },
+    CREDIT: { value: 'credit', description: 'Store credit' },
+    EXCHANGE: { value: 'exchange' },
+    KEEP: { value: 'keep', description: 'The customer keeps the item' },
+  } as const,
+});
+
+export const ReturnSortKey = builder.enumType('ReturnSortKey', {
+  values: { UPDATED_AT: { value: 'updatedAt' }, CREATED_AT: { value: 'createdAt' } } as const,
+});
+
+interface MailingAddressShape {
+  name: string | null;
+  line1: string | null;
+  line2: string | null;
+  city: string | null;
+  state: string | null;
+  postalCode: string | null;
+  country: string | null;
+}
+
+export const MailingAddress = builder.objectRef<MailingAddressShape>('MailingAddress').implement({
+  fields: (t) => ({
+    name: t.exposeString('name', { nullable: true }),
+    line1: t.exposeString('line1', { nullable: true }),
+    line2: t.exposeString('line2', { nullable: true }),
+    city: t.exposeString('city', { nullable: true }),
+    state: t.exposeString('state', { nullable: true, description: 'State or province code' }),
+    postalCode: t.exposeString('postalCode', { nullable: true }),
+    country: t.exposeString('country', { nullable: true, description: 'ISO 3166-1 alpha-2 code' }),
+  }),
+});
+
+export const ReturnItem = builder.prismaObject('ReturnItem', {
+  fields: (t) => ({
+    id: t.exposeID('id', { nullable: false }),
+    quantity: t.exposeInt('quantity', { nullable: false }),
+    reason: t.exposeString('reason', { nullable: true }),
+    outcome: t.expose('outcome', { nullable: false, type: ReturnOutcome }),
+    removedAt: t.expose('removedAt', { type: 'DateTime', nullable: true, description: 'Set while the item is removed from the return' }),
+    orderLineItem: t.relation('orderLineItem', { nullable: false }),
+    unitPrice: t.field({
+      type: Money,
+      nullable: false,
+      select: ITEM_AMOUNT_SELECT,
+      resolve: (item) => {
+        const amounts = returnItemAmounts(item);
+        return money(amounts.unitPrice, amounts.currency)!;
+      },
+    }),
+    discount: t.field({
+      type: Money,
+      nullable: false,
+      description: "The line's discount pro-rated to the returned units",
+      select: ITEM_AMOUNT_SELECT,
+      resolve: (item) => {
+        const amounts = returnItemAmounts(item);
+        return money(amounts.discount, amounts.currency)!;
+      },
+    }),
+    tax: t.field({
+      type: Money,
+      nullable: false,
+      description: "The order's tax pro-rated to the returned value",
+      select: ITEM_AMOUNT_SELECT,
+      resolve: (item) => {
+        const amounts = returnItemAmounts(item);
+        return money(amounts.tax, amounts.currency)!;
+      },
+    }),
+    amount: t.field({
+      type: Money,
+      nullable: false,
+      description: 'What returning these units is worth: price less discount plus tax',
+      select: ITEM_AMOUNT_SELECT,
+      resolve: (item) => {
+        const amounts = returnItemAmounts(item);
+        return money(amounts.amount, amounts.currency)!;
+      },
+    }),
+    refund: t.field({
+      type: Money,
+      nullable: false,
+      description:
+        'Refunded or credited for these units: the amount recorded when the return was processed, the expected amount before; ' +
+        'zero for EXCHANGE and KEEP',
+      select: { outcome: true, refundAmount: true, ...ITEM_AMOUNT_SELECT },
+      resolve: (item) => money(itemRefund(item), item.orderLineItem.order.currency)!,
+    }),
+    barcode: t.string({
+      nullable: true,
+      description: "The matched product's UPC, else its first barcode",
+      select: { orderLineItem: { select: { product: { select: { upc: true, barcodes: true } } } } },
+      resolve: (item) => barcodeOf(item.orderLineItem.product),
+    }),
+    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime' }),
+  }),
+});
+
+export const ReturnNote = builder.prismaObject('ReturnNote', {
+  fields: (t) => ({
+    id: t.exposeID('id', { nullable: false }),
+    content: t.exposeString('content', { nullable: false }),
+    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime' }),
+    return: t.relation('return', { nullable: false }),
+  }),
+});
+
+export const ReturnStatusChange = builder.prismaObject('ReturnStatusChange', {
+  fields: (t) => ({
+    id: t.exposeID('id', { nullable: false }),
+    operation: t.exposeString('operation', { nullable: false, description: 'create, process, flag, reject or reset' }),
+    fromStatus: t.expose('fromStatus', { type: ReturnStatus, nullable: true }),
+    toStatus: t.expose('toStatus', { nullable: false, type: ReturnStatus }),
+    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime' }),
+  }),
+});
+
+export const Return = builder.prismaNode('Return', {
+  id: { field: 'id' },
+  nullable: true,
+  description: 'A return; `id` is the svc_id, `number` the compatibility id',
+  // node(id:) sees only the caller's store: another store's return is simply not found.
+  findUnique: (id, ctx) => ({ id, storeId: storeIdOf(ctx) }),
+  authScopes: (_ret, ctx) => hasAnyScope(ctx, RETURN_AUDIENCE),
+  fields: (t) => ({
+    number: t.exposeInt('number', { nullable: false, description: 'Numeric id of the compatibility interface' }),
+    status: t.expose('status', { nullable: false, type: ReturnStatus }),
+    type: t.expose('type', { nullable: false, type: ReturnType }),
+    currency: t.exposeString('currency', { nullable: false, description: 'ISO 4217 code' }),
+    order: t.relation('order', { nullable: false }),
+    items: t.relation('items', {
+      nullable: false,
+      args: { includeRemoved: t.arg.boolean({ defaultValue: false, description: 'Also list the items removed from the return' }) },
+      query: (args) => ({
+        where: args.includeRemoved ? {} : { removedAt: null },
+        orderBy: [{ orderLineItem: { position: 'asc' as const } }, { id: 'asc' as const }],
+      }),
+    }),
+    notes: t.relation('notes', { nullable: false, query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
+    statusChanges: t.relation('statusChanges', { nullable: false, query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
+    destination: t.field({
+      type: MailingAddress,
+      nullable: true,
+      description: 'Address of the location receiving the return',
+      select: {
+        destinationLocation: {
+          select: { name: true, street1: true, street2: true, city: true, stateCode: true, postalCode: true, countryCode: true },
+        },
+      },
+      resolve: ({ destinationLocation: location }) =>
+        location && {
+          name: location.name,
+          line1: location.street1,
+          line2: location.street2,
+          city: location.city,
+          state: location.stateCode,
+          postalCode: location.postalCode,
+          country: location.countryCode,
+        },
+    }),
+    carrier: t.exposeString('carrier', { nullable: true }),
+    trackingNumber: t.exposeString('trackingNumber', { nullable: true }),
+    labelStatus: t.exposeString('labelStatus', { nullable: true }),
+    labelUrl: t.exposeString('labelUrl', { nullable: true }),
+    tags: t.exposeStringList('tags', { nullable: false }),
+    total: t.field({
+      type: Money,
+      nullable: false,
+      description: 'Sum of the amounts of the items on the return',
+      select: { currency: true, items: { where: { removedAt: null }, select: { removedAt: true, ...ITEM_AMOUNT_SELECT } } },
+      resolve: (ret) => money(returnTotal(ret.items), ret.currency)!,
+    }),
+    totalRefund: t.field({ type: Money, nullable: false, resolve: (ret) => money(ret.totalRefund, ret.currency)! }),
+    totalStoreCredit: t.field({ type: Money, nullable: false, resolve: (ret) => money(ret.totalStoreCredit, ret.currency)! }),
+    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { nullable: false, type: 'DateTime' }),
+  }),
+});
+
+export const ReturnAsnRow = builder.objectRef<AsnRow>('ReturnAsnRow').implement({
+  description: 'One line item on a return, as an advance shipping notice lists it',
+  fields: (t) => ({
+    returnId: t.exposeID('returnId', { nullable: false }),
+    returnNumber: t.exposeInt('returnNumber', { nullable: false }),
+    returnItemId: t.exposeID('returnItemId', { nullable: false }),
+    orderId: t.exposeID('orderId', { nullable: false }),
+    orderName: t.exposeString('orderName', { nullable: false }),
+    status: t.expose('status', { nullable: false, type: ReturnStatus }),
+    customerEmail: t.exposeString('customerEmail', { nullable: true }),
+    title: t.exposeString('title', { nullable: false }),
+    sku: t.exposeString('sku', { nullable: true }),
+    barcode: t.exposeString('barcode', { nullable: true }),
+    unitPrice: t.field({ type: Money, nullable: true, resolve: (row) => money(row.unitPrice, row.currency) }),
+    currency: t.exposeString('currency', { nullable: false }),
+    carrier: t.exposeString('carrier', { nullable: true }),
+    trackingNumber: t.exposeString('trackingNumber', { nullable: true }),
+    labelStatus: t.exposeString('labelStatus', { nullable: true }),
+    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { nullable: false, type: 'DateTime' }),
+  }),
+});
+
+/** Plans the Return selection found at `paths` of the field being resolved. */
+function returnQuery(ctx: GraphQLContext, info: GraphQLResolveInfo, paths: string[][]) {
+  return queryFromInfo({ context: ctx, info, typeName: 'Return', paths });
+}
+
+function loadReturn(ctx: GraphQLContext, info: GraphQLResolveInfo, id: string, path: string[] = []) {
+  return ctx.prisma.return.findUniqueOrThrow({ ...returnQuery(ctx, info, [path]), where: { id } });
+}
+
+builder.queryFields((t) => ({
+  returns: t.connection(
+    {
+      type: Return,
+      nullable: false,
+      description: 'Returns of the store, newest first by the sort key (ties by id)',
+      authScopes: { scope: 'returns_read' },
+      args: {
+        status: t.arg({ type: [ReturnStatus], description: 'Only returns with one of these statuses' }),
+        updatedAtMin: t.arg({ type: 'DateTime', description: 'Inclusive' }),
+        updatedAtMax: t.arg({ type: 'DateTime', description: 'Exclusive' }),
+        createdAtMin: t.arg({ type: 'DateTime', description: 'Inclusive' }),
+        createdAtMax: t.arg({ type: 'DateTime', description: 'Exclusive' }),
+        orderName: t.arg.string(),
+        sortKey: t.arg({ type: ReturnSortKey, defaultValue: 'updatedAt' }),
+      },
+      resolve: (_root, args, ctx, info) => {
+        const sort: KeysetSort = { field: args.sortKey ?? 'updatedAt', kind: 'date', direction: 'desc' };
+        const query = returnQuery(ctx, info, [['edges', 'node'], ['nodes']]);
+        return keysetConnection<ReturnRow>({
+          args,
+          sort,
+          scope: 'returns',
+          fetch: (page) => listReturns(ctx.prisma, storeIdOf(ctx), { ...args, statuses: args.status }, page as ReturnPage, query),
+        });
+      },
+    },
+    { name: 'ReturnConnection' },
+    { name: 'ReturnEdge' },
+  ),
+  return: t.prismaField({
+    type: 'Return',
+    nullable: true,
+    description: 'A return of the store by its svc_id; null when absent',
+    authScopes: { scope: 'returns_read' },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, args, ctx) => ctx.prisma.return.findFirst({ ...query, where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
+  }),
+  findReturn: t.prismaField({
+    type: 'Return',
+    nullable: false,
+    description:
+      'The return named by any of: svc_id, compatibility number, order name or order id (an order\'s newest return). ' +
+      'Criteria given together must name the same return.',
+    authScopes: { scope: 'returns_read' },
+    args: returnRefArgs(t),
+    resolve: async (query, _root, args, ctx) => {
+      const id = await findReturnId(ctx.prisma, storeIdOf(ctx), refOf(args));
+      return ctx.prisma.return.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+  returnAsnRows: t.field({
+    type: [ReturnAsnRow],
+    nullable: false,
+    description: 'One row per line item on the returns created in [from, to), oldest first',
+    authScopes: { scope: 'returns_read' },
+    args: { from: t.arg({ type: 'DateTime', required: true }), to: t.arg({ type: 'DateTime', required: true }) },
+    resolve: (_root, args, ctx) => listAsnRows(ctx.prisma, storeIdOf(ctx), { from: args.from, to: args.to }),
+  }),
+}));
+
+// ---------------------------------------------------------------- mutations
+
+type ArgBuilder = Parameters<Parameters<typeof builder.mutationFields>[0]>[0]['arg'];
+
+function returnRefArgs(t: { arg: ArgBuilder }) {
+  return {
+    id: t.arg.id({ description: 'svc_id of the return' }),
+    number: t.arg.int({ description: 'Numeric id of the compatibility interface' }),
+    orderName: t.arg.string({ description: "Order name; the order's newest return" }),
+    orderId: t.arg.id({ description: "Order id (ord_); the order's newest return" }),
+  };
+}
+
+function refOf(args: { id?: string | number | null; number?: number | null; orderName?: string | null; orderId?: string | number | null }): ReturnRef {
+  return {
+    id: args.id == null ? null : String(args.id),
+    number: args.number,
+    orderName: args.orderName,
+    orderId: args.orderId == null ? null : String(args.orderId),
+  };
+}
+
+const CreateReturnItemInput = builder.inputType('CreateReturnItemInput', {
+  fields: (t) => ({
+    lineItemId: t.string({ required: true, description: "Our order line id (oli_) or the merchant's line item id" }),
+    quantity: t.int({ required: true }),
+    reason: t.string(),
+    outcome: t.field({ type: ReturnOutcome, description: 'Default REFUND' }),
+  }),
+});
+
+const CreateReturnInput = builder.inputType('CreateReturnInput', {
+  fields: (t) => ({
+    orderId: t.id({ required: true, description: 'Our order id (ord_)' }),
+    items: t.field({ type: [CreateReturnItemInput], required: true }),
+    type: t.field({ type: ReturnType, description: 'Default RETURN' }),
+  }),
+});
+
+const CreateReturnPayload = builder.objectRef<{ return: ReturnRow; replayed: boolean }>('CreateReturnPayload').implement({
+  fields: (t) => ({
+    return: t.field({ type: Return, nullable: false, resolve: (payload) => payload.return }),
+    replayed: t.exposeBoolean('replayed', { nullable: false, description: 'True when the idempotency key replayed an earlier creation' }),
+  }),
+});
+
+type Transition = (db: GraphQLContext['prisma'], storeId: string, ref: ReturnRef) => Promise<string>;
+
+function transitionField(t: Parameters<Parameters<typeof builder.mutationFields>[0]>[0], transition: Transition, description: string) {
+  return t.prismaField({
+    type: 'Return',
+    nullable: false,
+    description,
+    authScopes: { scope: 'returns_write' },
+    args: returnRefArgs(t),
+    resolve: async (query, _root, args, ctx) => {
+      const id = await transition(ctx.prisma, storeIdOf(ctx), refOf(args));
+      return ctx.prisma.return.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  });
+}
+
+builder.mutationFields((t) => ({
+  createReturn: t.field({
+    type: CreateReturnPayload,
+    nullable: false,
+    description: 'Creates a return for some of an order\'s lines. With an idempotency key a repeat of the same request replays it.',
+    authScopes: { scope: 'returns_write' },
+    args: {
+      input: t.arg({ type: CreateReturnInput, required: true }),
+      idempotencyKey: t.arg.string(),
+    },
+    resolve: async (_root, args, ctx, info) => {
+      const { input } = args;
+      const created = await createReturn(
+        ctx.prisma,
+        storeIdOf(ctx),
+        {
+          orderId: String(input.orderId),
+          type: input.type,
+          items: input.items.map((item) => ({ lineItemId: item.lineItemId, quantity: item.quantity, reason: item.reason, outcome: item.outcome })),
+        },
+        args.idempotencyKey,
+      );
+      return { return: await loadReturn(ctx, info, created.id, ['return']), replayed: created.replayed };
+    },
+  }),
+  processReturn: transitionField(t, processReturn, 'Completes the return, recording refunds and store credit'),
+  flagReturn: transitionField(t, flagReturn, 'Flags the return for review'),
+  rejectReturn: transitionField(t, rejectReturn, 'Rejects the return; its items are released'),
+  resetReturn: transitionField(t, resetReturn, 'Back to OPEN with the items the return was created with, nothing refunded'),
+  removeReturnItems: t.prismaField({
+    type: 'Return',
+    nullable: false,
+    description: 'Removes items (refund or credit outcomes only) from the return; the last remaining item stays',
+    authScopes: { scope: 'returns_write' },
+    args: { ...returnRefArgs(t), lineItemIds: t.arg.idList({ required: true, description: 'ReturnItem ids' }) },
+    resolve: async (query, _root, args, ctx) => {
+      const id = await removeReturnItems(ctx.prisma, storeIdOf(ctx), refOf(args), args.lineItemIds.map(String));
+      return ctx.prisma.return.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+  addReturnNote: t.prismaField({
+    type: 'ReturnNote',
+    nullable: false,
+    description: 'Adds a note (1 to 255 characters) to the return',
+    authScopes: { scope: 'returns_write' },
+    args: { ...returnRefArgs(t), content: t.arg.string({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const { noteId } = await addReturnNote(ctx.prisma, storeIdOf(ctx), refOf(args), args.content);
+      return ctx.prisma.returnNote.findUniqueOrThrow({ ...query, where: { id: noteId } });
+    },
+  }),
+}));

@@ -1,0 +1,85 @@
+// Typed user errors of the inventory mutations: a refused input comes back in the
+// payload's `userErrors` (code, field path, message) instead of as a GraphQL error,
+// so an app can show it next to the offending field. The classification is the
+// one of errors.ts; authorization and internal failures stay GraphQL errors.
+import type { ObjectRef } from '@pothos/core';
+import type { GraphQLResolveInfo } from 'graphql';
+import { builder } from './builder.ts';
+import type { GraphQLContext } from './context.ts';
+import { classifyError, type ErrorCode } from './errors.ts';
+import { checkNestedConnectionArgs, type BuilderTypes } from './node.ts';
+
+export const UserErrorCode = builder.enumType('UserErrorCode', {
+  values: {
+    INVALID: { description: 'The input breaks a rule; `field` names it' },
+    NOT_FOUND: { description: 'A named record does not exist or is not visible to the caller' },
+    CONFLICT: { description: 'The input clashes with existing data (a taken name or SKU, a value in use)' },
+    UNPROCESSABLE: { description: "The record's state does not allow the operation" },
+  } as const,
+});
+
+type UserErrorCodeValue = 'INVALID' | 'NOT_FOUND' | 'CONFLICT' | 'UNPROCESSABLE';
+
+export interface UserErrorShape {
+  code: UserErrorCodeValue;
+  field: string[] | null;
+  message: string;
+}
+
+export const UserError = builder.objectRef<UserErrorShape>('UserError').implement({
+  description: 'Why a mutation was refused; nothing was written',
+  fields: (t) => ({
+    code: t.field({ nullable: false, type: UserErrorCode, resolve: (e) => e.code }),
+    field: t.exposeStringList('field', { nullable: true, description: 'Path of the input field, e.g. ["input", "items", "0", "quantity"]' }),
+    message: t.exposeString('message', { nullable: false }),
+  }),
+});
+
+const USER_ERROR_CODES: Partial<Record<ErrorCode, UserErrorCodeValue>> = {
+  BAD_USER_INPUT: 'INVALID',
+  NOT_FOUND: 'NOT_FOUND',
+  CONFLICT: 'CONFLICT',
+  UNPROCESSABLE: 'UNPROCESSABLE',
+};
+
+export interface MutationCall {
+  ctx: GraphQLContext;
+  info: GraphQLResolveInfo;
+  /** The argument holding the input object; domain paths are relative to it. */
+  input?: string;
+  /** Arguments of their own (ids beside the input), named by the domain with the same path. */
+  args?: readonly string[];
+}
+
+/**
+ * Runs a mutation's domain call. A refusal becomes user errors whose field paths
+ * are full argument paths; anything else is rethrown. The payload selection is
+ * checked first, so a bad connection argument in it fails before anything is written.
+ */
+export async function withUserErrors<T>(call: MutationCall, run: () => Promise<T>): Promise<{ result: T | null; userErrors: UserErrorShape[] }> {
+  checkNestedConnectionArgs(call.ctx, call.info);
+  try {
+    return { result: await run(), userErrors: [] };
+  } catch (error) {
+    const classified = classifyError(error);
+    const code = USER_ERROR_CODES[classified.code];
+    if (!code) throw error;
+    const fieldOf = (path: string): string[] | null => {
+      if (!path) return null;
+      if (call.args?.includes(path) || !call.input) return path.split('.');
+      return [call.input, ...path.split('.')];
+    };
+    const issues = classified.issues.length > 0 ? classified.issues : [{ path: '', message: classified.message }];
+    return { result: null, userErrors: issues.map((issue) => ({ code, field: fieldOf(issue.path), message: issue.message })) };
+  }
+}
+
+/** A mutation payload: the changed object under `field` (null when refused) and the user errors. */
+export function payloadType(name: string, field: string, type: ObjectRef<BuilderTypes, object>) {
+  return builder.objectRef<{ result: object | null; userErrors: UserErrorShape[] }>(name).implement({
+    fields: (t) => ({
+      [field]: t.field({ type, nullable: true, resolve: (payload) => payload.result }),
+      userErrors: t.field({ nullable: false, type: [UserError], resolve: (payload) => payload.userErrors }),
+    }),
+  });
+}

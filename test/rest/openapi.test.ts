@@ -1,0 +1,172 @@
+// GET /v2.2/openapi.json: served without credentials, a valid OpenAPI 3.1 document
+// (linted by @seriousme/openapi-schema-validator, every JSON Schema in it compiled
+// strictly by Ajv 2020), describing every route of the door with the door's own
+// answers; and the response checker other REST tests use must be able to fail.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { restRoutes } from '../../src/rest/routes/index.ts';
+import { buildOpenApiDocument, type OpenApiOperation } from '../../src/rest/openapi.ts';
+import { call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
+import { expectValidRestResponse, findPathTemplate, openApiDocument, restResponseProblems } from '../support/openapi.ts';
+
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
+
+let server: TestServer;
+let store: TestStore;
+let served: ReturnType<typeof buildOpenApiDocument>;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  store = await createTestStore(server.db);
+  const res = await call(server, 'GET', '/v2.2/openapi.json');
+  expect(res.status).toBe(200);
+  served = res.body as typeof served;
+});
+afterAll(async () => server?.close());
+
+function operations(): [string, string, OpenApiOperation][] {
+  return Object.entries(served.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => [path, method, op as OpenApiOperation] as [string, string, OpenApiOperation]),
+  );
+}
+
+/** Every JSON Schema in the document with a JSON pointer naming it. */
+function schemasOf(doc: Record<string, unknown>): [string, Record<string, unknown>][] {
+  const out: [string, Record<string, unknown>][] = [];
+  for (const [name, schema] of Object.entries((doc.components as { schemas: Record<string, Record<string, unknown>> }).schemas)) {
+    out.push([`#/components/schemas/${name}`, schema]);
+  }
+  for (const [path, method, op] of operations()) {
+    const at = `${method.toUpperCase()} ${path}`;
+    for (const p of op.parameters as { name: string; schema: Record<string, unknown> }[]) out.push([`${at} parameter ${p.name}`, p.schema]);
+    const body = (op.requestBody as { content?: Record<string, { schema: Record<string, unknown> }> } | undefined)?.content;
+    for (const [type, media] of Object.entries(body ?? {})) out.push([`${at} request ${type}`, media.schema]);
+    for (const [status, response] of Object.entries(op.responses)) {
+      for (const [type, media] of Object.entries(response.content ?? {})) out.push([`${at} ${status} ${type}`, media.schema]);
+      for (const [name, h] of Object.entries(response.headers ?? {})) out.push([`${at} ${status} header ${name}`, h.schema]);
+    }
+  }
+  return out;
+}
+
+// The requests go first: the document checks below hold the event loop for a while, and a
+// kept-alive connection left idle across them may be closed by the server just as it is reused.
+describe('the response checker', () => {
+  it('accepts the door answers for unknown routes and wrong methods', async () => {
+    const unknown = await call(server, 'GET', `/v2.2/stores/${store.storeId}/no-such-thing`, { secret: store.secret });
+    expectValidRestResponse('GET', `/v2.2/stores/${store.storeId}/no-such-thing`, unknown);
+    const wrongMethod = await call(server, 'DELETE', '/v2.2/openapi.json');
+    expect(wrongMethod.status).toBe(405);
+    expectValidRestResponse('DELETE', '/v2.2/openapi.json', wrongMethod);
+  });
+
+  it('refuses a body, a status, a media type or a header the document does not describe', () => {
+    const base = { status: 404, headers: new Headers({ 'content-type': 'application/problem+json' }), text: '' };
+    const op = findPathTemplate('/v2.2/openapi.json')!;
+    expect(op).toBe('/openapi.json');
+    expect(restResponseProblems('GET', op, { ...base, status: 200, headers: new Headers({ 'content-type': 'application/json' }), text: '{"openapi":"2.0"}' })).not.toEqual([]);
+    expect(restResponseProblems('GET', op, { ...base, status: 200, headers: new Headers({ 'content-type': 'text/html' }), text: '{}' })).not.toEqual([]);
+    expect(restResponseProblems('POST', op, { ...base, status: 405, headers: new Headers({ 'content-type': 'application/problem+json', allow: 'GET, PUT' }), text: '{"type":"about:blank","title":"x","status":405,"detail":"x"}' })).not.toEqual([]);
+    expect(restResponseProblems('GET', '/v2.2/nowhere', { ...base, text: '{"title":"Not Found"}' })).not.toEqual([]);
+    const document = openApiDocument();
+    const authenticated = Object.entries(document.paths).find(([, item]) => Object.values(item).some((o) => o.security.length > 0));
+    if (authenticated) {
+      const [path, item] = authenticated;
+      const method = Object.keys(item)[0];
+      const problem = '{"type":"about:blank","title":"Too Many Requests","status":429,"detail":"slow down"}';
+      expect(restResponseProblems(method, path, { status: 429, headers: new Headers({ 'content-type': 'application/problem+json' }), text: problem })).toEqual([
+        expect.stringContaining('Retry-After'),
+      ]);
+    }
+  });
+});
+
+describe('the document', () => {
+  it('is served without credentials as JSON and equals the one built from the route table', async () => {
+    const res = await call(server, 'GET', '/v2.2/openapi.json');
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(res.body).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(restRoutes))));
+    expectValidRestResponse('GET', '/v2.2/openapi.json', res);
+  });
+
+  it('passes the OpenAPI 3.1 schema validator', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(served);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('has every JSON Schema compile under strict Ajv 2020 (no unknown keywords, no typos)', () => {
+    const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
+    addFormats(ajv);
+    ajv.addVocabulary(['example', 'discriminator', 'xml', 'externalDocs']);
+    // Component references become absolute ids, so each schema compiles on its own.
+    const absolute = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"https://service.invalid/schemas/'));
+    for (const [name, schema] of Object.entries(served.components.schemas)) ajv.addSchema(absolute(schema), `https://service.invalid/schemas/${name}`);
+    const failures: string[] = [];
+    const seen = new Set<string>();
+    for (const [where, schema] of schemasOf(served)) {
+      const text = JSON.stringify(schema);
+      if (seen.has(text)) continue;
+      seen.add(text);
+      try {
+        ajv.compile(absolute(schema));
+      } catch (error) {
+        failures.push(`${where}: ${(error as Error).message}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('carries version 2.2.1, the /v2.2 server, the Problem schema and the bearer scheme', () => {
+    expect(served.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(served.info.version).toBe('2.2.1');
+    expect(served.servers).toEqual([expect.objectContaining({ url: '/v2.2' })]);
+    expect(served.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(served.components.schemas.Problem).toMatchObject({
+      required: ['type', 'title', 'status', 'detail'],
+      properties: { type: expect.any(Object), title: expect.any(Object), detail: expect.any(Object), instance: expect.any(Object), errors: expect.any(Object) },
+    });
+  });
+
+  it('documents every route of the door, each once, with its path parameters', () => {
+    for (const route of restRoutes) {
+      expect(route.doc, `${route.method} ${route.path} has no doc`).toBeDefined();
+      const op = served.paths[route.path]?.[route.method.toLowerCase() as 'get'];
+      expect(op, `${route.method} ${route.path} missing from the document`).toBeDefined();
+      const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      const declared = (op!.parameters as { name: string; in: string; required: boolean }[]).filter((p) => p.in === 'path');
+      expect(declared.map((p) => p.name)).toEqual(pathParams);
+      expect(declared.every((p) => p.required)).toBe(true);
+    }
+    expect(operations()).toHaveLength(restRoutes.length);
+    const ids = operations().map(([, , op]) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("documents the door's own answers on every authenticated route", () => {
+    for (const route of restRoutes.filter((r) => !r.public)) {
+      const op = served.paths[route.path][route.method.toLowerCase() as 'get']!;
+      const at = `${route.method} ${route.path}`;
+      expect(op.security, at).toEqual([{ bearerAuth: [] }]);
+      expect(op['x-required-scopes'], at).toEqual([...route.scopes]);
+      for (const status of ['401', '403', '429', '500', 'default']) expect(op.responses[status], `${at} ${status}`).toBeDefined();
+      expect(op.responses['429'].headers?.['Retry-After']).toMatchObject({ required: true });
+      if (op.requestBody) for (const status of ['400', '413']) expect(op.responses[status], `${at} ${status}`).toBeDefined();
+      const problemStatuses = Object.entries(op.responses).filter(([, r]) => r.content?.['application/problem+json']);
+      expect(problemStatuses.length, at).toBeGreaterThan(0);
+    }
+  });
+
+  it('documents X-Page-Next, page-size and page-continue on every paginated list', () => {
+    const lists = operations().filter(([, , op]) => (op.parameters as { name: string }[]).some((p) => p.name === 'page-size'));
+    for (const [path, method, op] of lists) {
+      const names = (op.parameters as { name: string }[]).map((p) => p.name);
+      expect(names, `${method} ${path}`).toEqual(expect.arrayContaining(['page-size', 'page-continue', 'X-Page-Size', 'X-Page-Continue']));
+      expect(op.responses['200'].headers?.['X-Page-Next'], `${method} ${path}`).toBeDefined();
+    }
+  });
+});

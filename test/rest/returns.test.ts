@@ -1,0 +1,375 @@
+// POST and GET /v2.2/stores/{storeId}/returns: creation with Idempotency-Key (replay,
+// conflicting reuse, concurrent duplicates), every validation rule with its problem
+// body, auth, scope and cross-store refusals, the list filters, the orders beside the
+// returns, and keyset pagination over 3+ pages with inserts between pages. Every
+// answer is checked against the served OpenAPI document; refused requests write nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/domain/ids.ts';
+import { rowCounts } from '../support/counts.ts';
+import { expectValidRestResponse } from '../support/openapi.ts';
+import { createTestOrder, insertTestReturn, setReturnTimes, type TestOrder } from '../support/returnFixtures.ts';
+import { addApiClient, call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
+
+let server: TestServer;
+let store: TestStore;
+let other: TestStore;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  store = await createTestStore(server.db, { scopes: ['returns_read', 'returns_write'] });
+  other = await createTestStore(server.db, { scopes: ['returns_read', 'returns_write'], name: 'Other store' });
+});
+afterAll(async () => server?.close());
+
+const returnsPath = (storeId: string) => `/v2.2/stores/${storeId}/returns`;
+
+async function post(body: unknown, options: { secret?: string; storeId?: string; key?: string } = {}) {
+  const path = returnsPath(options.storeId ?? store.storeId);
+  const res = await call(server, 'POST', path, {
+    secret: options.secret ?? store.secret,
+    body,
+    headers: options.key ? { 'idempotency-key': options.key } : {},
+  });
+  expectValidRestResponse('POST', path, res);
+  return res;
+}
+
+async function get(query = '', options: { secret?: string; storeId?: string; headers?: Record<string, string> } = {}) {
+  const path = `${returnsPath(options.storeId ?? store.storeId)}${query ? `?${query}` : ''}`;
+  const res = await call(server, 'GET', path, { secret: options.secret ?? store.secret, headers: options.headers });
+  expectValidRestResponse('GET', path, res);
+  return res;
+}
+
+type RestReturn = { id: string; status: string; items: { id: string; orderItem: { id: string } }[]; order: { id: string; name: string } };
+
+describe('POST /stores/{storeId}/returns', () => {
+  it('creates an open return and answers 201 with the full return object', async () => {
+    const locationId = newId('location');
+    await server.db.prisma.location.create({
+      data: { id: locationId, storeId: store.storeId, name: 'Returns DC', street1: '9 Dock Rd', city: 'Reno', stateCode: 'NV', postalCode: '89502', countryCode: 'US' },
+    });
+    const order = await createTestOrder(server.db, store.storeId, {
+      lines: [{ title: 'Trail Tee', sku: 'TEE-1', price: '25.00', quantity: 2, externalProductId: 'prd_merchant1' }, { title: 'Cap', price: '10' }],
+      locationId,
+    });
+    const res = await post({ orderId: order.id, items: [{ lineItemId: 'line-1', quantity: 2, reason: 'Too small' }, { lineItemId: order.lineItems[1].id, quantity: 1, outcome: 'credit' }], type: 'claim' });
+    expect(res.status).toBe(201);
+    const created = (res.body as { return: RestReturn & Record<string, unknown> }).return;
+    const stored = await server.db.prisma.return.findUniqueOrThrow({ where: { id: created.id }, include: { items: true } });
+    const itemId = (lineId: string) => stored.items.find((i) => i.orderLineItemId === lineId)!.id;
+    expect(created).toEqual({
+      id: stored.id,
+      status: 'open',
+      type: 'claim',
+      createdAt: stored.createdAt.toISOString(),
+      updatedAt: stored.updatedAt.toISOString(),
+      order: { id: order.id, name: order.name },
+      items: [
+        {
+          id: itemId(order.lineItems[0].id),
+          orderItem: { id: order.lineItems[0].id },
+          quantity: 2,
+          reason: 'Too small',
+          product: { id: 'prd_merchant1', title: 'Trail Tee', sku: 'TEE-1' },
+          price: { amount: '25.00', currency: 'USD' },
+          outcome: 'refund',
+        },
+        {
+          id: itemId(order.lineItems[1].id),
+          orderItem: { id: order.lineItems[1].id },
+          quantity: 1,
+          reason: null,
+          product: { id: 'product-2', title: 'Cap', sku: 'SKU-2' },
+          price: { amount: '10.00', currency: 'USD' },
+          outcome: 'credit',
+        },
+      ],
+      source: {
+        name: { given: 'Sam', surname: 'Shopper' },
+        emailAddress: 'shopper@example.com',
+        phoneNumber: '+15550100',
+        mailingAddress: { line1: '1 Main St', line2: null, city: 'Springfield', state: 'IL', postalCode: '62701', country: 'US' },
+      },
+      destination: { line1: '9 Dock Rd', line2: null, city: 'Reno', state: 'NV', postalCode: '89502', country: 'US' },
+      giftCards: [],
+      protection: { covered: false, returnsCoverage: false, packageProtection: false, finalSaleCoverage: false, labelPayer: null, labelPayerReason: null },
+      totals: { refund: { amount: '0.00', currency: 'USD' }, storeCredit: { amount: '0.00', currency: 'USD' } },
+      notes: [],
+      tags: [],
+      shipment: null,
+    });
+    expect(await server.db.prisma.event.count({ where: { subjectId: stored.id, topic: 'return.created' } })).toBe(1);
+  });
+
+  it('replays the same request under the same Idempotency-Key with 200 and the same return', async () => {
+    const order = await createTestOrder(server.db, store.storeId, { lines: [{ quantity: 3 }] });
+    const body = { orderId: order.id, items: [{ lineItemId: 'line-1', quantity: 1 }] };
+    const first = await post(body, { key: 'retry-1' });
+    expect(first.status).toBe(201);
+    const counts = await rowCounts(server.db);
+    const again = await post(body, { key: 'retry-1' });
+    expect(again.status).toBe(200);
+    expect((again.body as { return: RestReturn }).return.id).toBe((first.body as { return: RestReturn }).return.id);
+    expect(await rowCounts(server.db)).toEqual(counts);
+    // Without a key the same body is a new return.
+    expect((await post(body)).status).toBe(201);
+  });
+
+  it('refuses the key with a different body: 409, nothing written', async () => {
+    const order = await createTestOrder(server.db, store.storeId, { lines: [{ quantity: 3 }] });
+    await post({ orderId: order.id, items: [{ lineItemId: 'line-1', quantity: 1 }] }, { key: 'retry-2' });
+    const counts = await rowCounts(server.db);
+    const res = await post({ orderId: order.id, items: [{ lineItemId: 'line-1', quantity: 2 }] }, { key: 'retry-2' });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ status: 409, errors: [{ path: 'Idempotency-Key' }] });
+    expect(await rowCounts(server.db)).toEqual(counts);
+  });
+
+  it('creates one return from concurrent duplicates under one key', async () => {
+    const order = await createTestOrder(server.db, store.storeId, { lines: [{ quantity: 10 }] });
+    const body = { orderId: order.id, items: [{ lineItemId: 'line-1', quantity: 1 }] };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => post(body, { key: 'race-key' })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 201]);
+    expect(new Set(answers.map((a) => (a.body as { return: RestReturn }).return.id)).size).toBe(1);
+    expect(await server.db.prisma.return.count({ where: { orderId: order.id } })).toBe(1);
+  });
+
+  it('404 for an unknown order and for another store\'s order, nothing written', async () => {
+    const foreign = await createTestOrder(server.db, other.storeId);
+    const counts = await rowCounts(server.db);
+    for (const orderId of ['ord_unknown', foreign.id]) {
+      const res = await post({ orderId, items: [{ lineItemId: 'line-1', quantity: 1 }] });
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ type: 'about:blank', title: 'Not Found', status: 404, errors: [{ path: 'orderId' }] });
+    }
+    expect(await rowCounts(server.db)).toEqual(counts);
+  });
+
+  it('409 when a quantity exceeds what was ordered minus what is already being returned', async () => {
+    const order = await createTestOrder(server.db, store.storeId, { lines: [{ quantity: 2 }] });
+    expect((await post({ orderId: order.id, items: [{ lineItemId: 'line-1', quantity: 1 }] })).status).toBe(201);
+    const counts = await rowCounts(server.db);
+    const res = await post({ orderId: order.id, items: [{ lineItemId: 'line-1', quantity: 2 }] });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ status: 409, title: 'Conflict', errors: [{ path: 'items.0.quantity', message: expect.stringContaining('only 1') }] });
+    expect(await rowCounts(server.db)).toEqual(counts);
+  });
+
+  describe('validation: 400 problem naming each field, nothing written', () => {
+    let order: TestOrder;
+    beforeAll(async () => {
+      order = await createTestOrder(server.db, store.storeId, { lines: [{ quantity: 5 }, { quantity: 5 }] });
+    });
+    const item = { lineItemId: 'line-1', quantity: 1 };
+    const cases: [string, (o: TestOrder) => unknown, string[]][] = [
+      ['no body', () => undefined, ['']],
+      ['a body that is not an object', () => [1, 2], ['']],
+      ['orderId missing', () => ({ items: [item] }), ['orderId']],
+      ['orderId not a string', (o) => ({ orderId: 7, items: [item], x: o.id }), ['orderId']],
+      ['orderId empty', () => ({ orderId: '', items: [item] }), ['orderId']],
+      ['items missing', (o) => ({ orderId: o.id }), ['items']],
+      ['items not a list', (o) => ({ orderId: o.id, items: item }), ['items']],
+      ['items empty', (o) => ({ orderId: o.id, items: [] }), ['items']],
+      ['an item that is not an object', (o) => ({ orderId: o.id, items: ['line-1'] }), ['items.0']],
+      ['lineItemId missing', (o) => ({ orderId: o.id, items: [{ quantity: 1 }] }), ['items.0.lineItemId']],
+      ['lineItemId not a string', (o) => ({ orderId: o.id, items: [{ lineItemId: 1, quantity: 1 }] }), ['items.0.lineItemId']],
+      ['quantity missing', (o) => ({ orderId: o.id, items: [{ lineItemId: 'line-1' }] }), ['items.0.quantity']],
+      ['quantity not an integer', (o) => ({ orderId: o.id, items: [{ lineItemId: 'line-1', quantity: 1.5 }] }), ['items.0.quantity']],
+      ['quantity a string', (o) => ({ orderId: o.id, items: [{ lineItemId: 'line-1', quantity: '1' }] }), ['items.0.quantity']],
+      ['quantity zero', (o) => ({ orderId: o.id, items: [{ lineItemId: 'line-1', quantity: 0 }] }), ['items.0.quantity']],
+      ['reason not a string', (o) => ({ orderId: o.id, items: [{ ...item, reason: 5 }] }), ['items.0.reason']],
+      ['reason over 255 characters', (o) => ({ orderId: o.id, items: [{ ...item, reason: 'r'.repeat(256) }] }), ['items.0.reason']],
+      ['an unknown outcome', (o) => ({ orderId: o.id, items: [{ ...item, outcome: 'cash' }] }), ['items.0.outcome']],
+      ['an unknown type', (o) => ({ orderId: o.id, items: [item], type: 'exchange' }), ['type']],
+      ['a line item the order does not have', (o) => ({ orderId: o.id, items: [{ lineItemId: 'line-9', quantity: 1 }] }), ['items.0.lineItemId']],
+      ['the same line twice', (o) => ({ orderId: o.id, items: [item, item] }), ['items.1.lineItemId']],
+      [
+        'several mistakes at once',
+        (o) => ({ orderId: o.id, items: [{ lineItemId: 'line-1', quantity: -1 }, { lineItemId: '', quantity: 2 }] }),
+        ['items.0.quantity', 'items.1.lineItemId'],
+      ],
+    ];
+    for (const [name, body, paths] of cases) {
+      it(name, async () => {
+        const counts = await rowCounts(server.db);
+        const res = await post(body(order));
+        expect(res.status).toBe(400);
+        expect(res.headers.get('content-type')).toContain('application/problem+json');
+        expect(res.body).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400, detail: expect.any(String) });
+        expect((res.body as { errors: { path: string }[] }).errors.map((e) => e.path)).toEqual(paths);
+        expect(await rowCounts(server.db)).toEqual(counts);
+      });
+    }
+
+    it('an Idempotency-Key over 255 characters', async () => {
+      const res = await post({ orderId: order.id, items: [item] }, { key: 'k'.repeat(256) });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ errors: [{ path: 'Idempotency-Key' }] });
+    });
+
+    it('a body that is not JSON', async () => {
+      const res = await call(server, 'POST', returnsPath(store.storeId), { secret: store.secret, body: '{"orderId": ' });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+    });
+  });
+});
+
+describe('auth, scopes and stores', () => {
+  it('401 without a secret or with an unknown one, 403 for another store or a missing scope; nothing written', async () => {
+    const order = await createTestOrder(server.db, store.storeId);
+    const body = { orderId: order.id, items: [{ lineItemId: 'line-1', quantity: 1 }] };
+    const reader = await addApiClient(server.db, store.storeId, ['returns_read']);
+    const writer = await addApiClient(server.db, store.storeId, ['returns_write']);
+    const counts = await rowCounts(server.db);
+    const noSecret = await call(server, 'POST', returnsPath(store.storeId), { body });
+    expect(noSecret.status).toBe(401);
+    expect(noSecret.headers.get('content-type')).toContain('application/problem+json');
+    expect((await post(body, { secret: 'sk_unknown' })).status).toBe(401);
+    const crossStore = await post(body, { secret: other.secret });
+    expect(crossStore.status).toBe(403);
+    expect(crossStore.body).toMatchObject({ status: 403, title: 'Forbidden' });
+    const noWrite = await post(body, { secret: reader.secret });
+    expect(noWrite.status).toBe(403);
+    expect(noWrite.body).toMatchObject({ detail: expect.stringContaining('returns_write') });
+    expect(await rowCounts(server.db)).toEqual(counts);
+
+    const noRead = await get('', { secret: writer.secret });
+    expect(noRead.status).toBe(403);
+    expect((await get('', { secret: other.secret })).status).toBe(403);
+    expect((await call(server, 'GET', returnsPath(store.storeId))).status).toBe(401);
+  });
+});
+
+describe('GET /stores/{storeId}/returns', () => {
+  let listing: TestStore;
+  let orders: TestOrder[];
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    listing = await createTestStore(server.db, { scopes: ['returns_read', 'returns_write'], name: 'Listing store' });
+    orders = [];
+    for (let i = 0; i < 3; i++) orders.push(await createTestOrder(server.db, listing.storeId, { lines: [{}, {}], totalPrice: '60.00', totalTax: '5.00', subtotalPrice: '50.00' }));
+    const make = async (name: string, order: TestOrder, lineIndex: number, status: 'open' | 'complete' | 'flagged', updatedAt: string) => {
+      const ret = await insertTestReturn(server.db, listing.storeId, order, { status, items: [{ lineIndex }] });
+      await setReturnTimes(server.db, ret.id, { createdAt: new Date('2026-05-01T00:00:00Z'), updatedAt: new Date(updatedAt) });
+      ids[name] = ret.id;
+    };
+    await make('a', orders[0], 0, 'open', '2026-05-01T10:00:00Z');
+    await make('b', orders[0], 1, 'complete', '2026-05-02T10:00:00Z');
+    await make('c', orders[1], 0, 'flagged', '2026-05-03T10:00:00Z');
+    await make('d', orders[2], 0, 'open', '2026-05-04T10:00:00Z');
+  });
+
+  const listed = async (query: string) => {
+    const res = await get(query, { secret: listing.secret, storeId: listing.storeId });
+    expect(res.status, query).toBe(200);
+    return res.body as { returns: RestReturn[]; orders: { id: string }[] };
+  };
+  const names = (body: { returns: RestReturn[] }) => body.returns.map((r) => Object.keys(ids).find((k) => ids[k] === r.id));
+
+  it('lists newest update first with the orders of the page, each once', async () => {
+    const body = await listed('');
+    expect(names(body)).toEqual(['d', 'c', 'b', 'a']);
+    expect(body.orders.map((o) => o.id)).toEqual([orders[2].id, orders[1].id, orders[0].id]);
+    expect(body.orders[0]).toEqual({
+      id: orders[2].id,
+      name: orders[2].name,
+      externalId: orders[2].externalId,
+      customer: { name: { given: 'Sam', surname: 'Shopper' }, emailAddress: 'shopper@example.com' },
+      items: [
+        { id: orders[2].lineItems[0].id, product: { name: 'Item 1' }, variant: { name: 'Item 1' }, quantity: 1, price: { amount: '25.00', currency: 'USD' }, fulfillmentLocationId: null },
+        { id: orders[2].lineItems[1].id, product: { name: 'Item 2' }, variant: { name: 'Item 2' }, quantity: 1, price: { amount: '25.00', currency: 'USD' }, fulfillmentLocationId: null },
+      ],
+      discounts: null,
+      lineItemsTotal: { amount: '50.00', currency: 'USD' },
+      shippingCost: null,
+      taxes: { amount: '5.00', currency: 'USD' },
+      total: { amount: '60.00', currency: 'USD' },
+      protection: { covered: false, returnsCoverage: false, packageProtection: false, finalSaleCoverage: false },
+    });
+  });
+
+  it('filters by status, one or several', async () => {
+    expect(names(await listed('status=open'))).toEqual(['d', 'a']);
+    expect(names(await listed('status=flagged,complete'))).toEqual(['c', 'b']);
+    expect(names(await listed('status=rejected'))).toEqual([]);
+  });
+
+  it('filters by updated_at_min (inclusive) and updated_at_max (exclusive)', async () => {
+    expect(names(await listed('updated_at_min=2026-05-02T10:00:00Z'))).toEqual(['d', 'c', 'b']);
+    expect(names(await listed('updated_at_max=2026-05-03T10:00:00Z'))).toEqual(['b', 'a']);
+    expect(names(await listed('updated_at_min=2026-05-02T10:00:00Z&updated_at_max=2026-05-04T10:00:00Z'))).toEqual(['c', 'b']);
+  });
+
+  it('filters by order_name', async () => {
+    const body = await listed(`order_name=${encodeURIComponent(orders[0].name)}`);
+    expect(names(body)).toEqual(['b', 'a']);
+    expect(body.orders.map((o) => o.id)).toEqual([orders[0].id]);
+  });
+
+  it('400 naming the parameter for a bad status, date or page-size', async () => {
+    for (const [query, path] of [
+      ['status=shipped', 'status'],
+      ['status=open&status=complete', 'status'],
+      ['updated_at_min=yesterday', 'updated_at_min'],
+      ['updated_at_max=2026-05-01', 'updated_at_max'],
+      ['page-size=0', 'page-size'],
+      ['page-size=501', 'page-size'],
+    ]) {
+      const res = await get(query, { secret: listing.secret, storeId: listing.storeId });
+      expect(res.status, query).toBe(400);
+      expect(res.body).toMatchObject({ status: 400, errors: [{ path }] });
+    }
+  });
+
+  it('walks 3+ pages with X-Page-Next while returns are inserted, never skipping or repeating one', async () => {
+    const walker = await createTestStore(server.db, { scopes: ['returns_read', 'returns_write'], name: 'Walker' });
+    const seeded: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const order = await createTestOrder(server.db, walker.storeId, { lines: [{}] });
+      const ret = await insertTestReturn(server.db, walker.storeId, order);
+      await setReturnTimes(server.db, ret.id, { updatedAt: new Date(Date.UTC(2026, 4, 10, i)) });
+      seeded.unshift(ret.id);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = `page-size=3${cursor ? `&page-continue=${encodeURIComponent(cursor)}` : ''}`;
+      const res = await get(query, { secret: walker.secret, storeId: walker.storeId });
+      expect(res.status).toBe(200);
+      seen.push(...(res.body as { returns: RestReturn[] }).returns.map((r) => r.id));
+      cursor = res.headers.get('x-page-next');
+      pages++;
+      // Newer returns appear while the client walks; they sort before the cursor.
+      const order = await createTestOrder(server.db, walker.storeId, { lines: [{}] });
+      await post({ orderId: order.id, items: [{ lineItemId: 'line-1', quantity: 1 }] }, { secret: walker.secret, storeId: walker.storeId });
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(seeded);
+  });
+
+  it('takes the page size and cursor as X-Page-Size / X-Page-Continue headers too', async () => {
+    const first = await get('', { secret: listing.secret, storeId: listing.storeId, headers: { 'x-page-size': '2' } });
+    expect(names(first.body as { returns: RestReturn[] })).toEqual(['d', 'c']);
+    const next = first.headers.get('x-page-next')!;
+    const second = await get('', { secret: listing.secret, storeId: listing.storeId, headers: { 'x-page-size': '2', 'x-page-continue': next } });
+    expect(names(second.body as { returns: RestReturn[] })).toEqual(['b', 'a']);
+    expect(second.headers.get('x-page-next')).toBeNull();
+  });
+
+  it('400 for an altered cursor', async () => {
+    const first = await get('page-size=1', { secret: listing.secret, storeId: listing.storeId });
+    const cursor = first.headers.get('x-page-next')!;
+    const altered = cursor.slice(0, -2) + (cursor.endsWith('AA') ? 'BB' : 'AA');
+    const [payload, signature] = cursor.split('.');
+    const forged = `${Buffer.from(JSON.stringify(['returns:updatedAt:desc', '2030-01-01T00:00:00.000Z', 'x'])).toString('base64url')}.${signature}`;
+    for (const bad of [altered, forged, `${payload}.`, 'garbage']) {
+      const res = await get(`page-continue=${encodeURIComponent(bad)}`, { secret: listing.secret, storeId: listing.storeId });
+      expect(res.status, bad).toBe(400);
+      expect(res.body).toMatchObject({ status: 400, errors: [{ path: 'page-continue' }] });
+    }
+  });
+});

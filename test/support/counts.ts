@@ -1,0 +1,18 @@
+// Row counts of every table, to show that a refused request wrote nothing.
+import type { Database } from '../../src/db/client.ts';
+
+/** Tables whose rows bookkeeping writes on every request, whatever its outcome. */
+const BOOKKEEPING = new Set(['_prisma_migrations', 'RateLimitWindow']);
+
+export async function rowCounts(db: Database): Promise<Record<string, number>> {
+  const tables = await db.sql.query<{ table_name: string }>(
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+  );
+  const counts: Record<string, number> = {};
+  for (const { table_name: name } of tables) {
+    if (BOOKKEEPING.has(name)) continue;
+    const [row] = await db.sql.query<{ count: string | number }>(`SELECT count(*) AS count FROM "${name}"`);
+    counts[name] = Number(row.count);
+  }
+  return counts;
+}
