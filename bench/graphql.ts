@@ -2,18 +2,22 @@
 //   inboundShipments(first: N) { nodes { items(first: 100) { nodes { product { title
 //     inventoryLevels(first: 10) { nodes { available location { name } } } } } }
 //     purchaseOrders(first: 10) { nodes { name } } } }
-// at N = 1, 10, 100 over real HTTP, on an in-memory PGlite whose every statement is
-// counted. The count must not grow with N (batched loading, no N+1). Then the same
-// query executed by yoga with and without graphql-jit, in process.
+// at N = 1, 10, 100 over real HTTP, on an in-memory PGlite and on a scratch
+// PostgreSQL database (dropped after), every statement counted. The count must not
+// grow with N (batched loading, no N+1). Then the same query executed by yoga with
+// and without graphql-jit, in process.
+import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { createYoga } from 'graphql-yoga';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { authenticate } from '../src/auth/authenticate.ts';
 import { SCOPES } from '../src/auth/scopes.ts';
 import { loadConfig } from '../src/config.ts';
-import { pgliteChannel, type Database } from '../src/db/client.ts';
+import { pgliteChannel, type Database, type SqlChannel } from '../src/db/client.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { newId } from '../src/domain/ids.ts';
 import { Decimal } from '../src/domain/money.ts';
@@ -28,6 +32,7 @@ const SHIPMENTS = 100;
 const ITEMS_PER_SHIPMENT = 10;
 const PRODUCTS = 50;
 const RUNS = 25;
+const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 const QUERY = `query Bench($n: Int!) {
   inboundShipments(first: $n) { nodes {
@@ -70,6 +75,71 @@ async function openCountingDatabase(): Promise<CountingDatabase> {
       await pglite.close();
     },
   });
+}
+
+function pgChannel(client: pg.Pool | pg.PoolClient): SqlChannel {
+  return {
+    async exec(script) {
+      await client.query(script);
+    },
+    async query<T>(text: string, params: unknown[] = []) {
+      return (await client.query(text, params)).rows as T[];
+    },
+  };
+}
+
+/** A scratch PostgreSQL database, dropped on close; every statement of its clients is counted. */
+async function openCountingPostgres(): Promise<CountingDatabase> {
+  const name = `bench_graphql_${crypto.randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const db = {} as CountingDatabase;
+  class CountingClient extends pg.Client {
+    override query(...args: unknown[]): never {
+      db.statements++;
+      return (super.query as (...a: unknown[]) => never)(...args);
+    }
+  }
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 10, Client: CountingClient });
+  // node-postgres raises errors of idle clients on the pool; unhandled, one would end the process.
+  pool.on('error', (error) => process.stderr.write(`idle PostgreSQL client failed: ${error.message}\n`));
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return Object.assign(db, {
+    statements: 0,
+    kind: 'postgresql' as const,
+    url: url.toString(),
+    prisma,
+    sql: pgChannel(pool),
+    singleConnection: false,
+    async session<T>(fn: (channel: SqlChannel) => Promise<T>) {
+      const client = await pool.connect();
+      try {
+        return await fn(pgChannel(client));
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    },
+  });
+}
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** One merchant with PRODUCTS products stocked at two locations and SHIPMENTS shipments, each tied to a purchase order. */
@@ -151,8 +221,7 @@ function check(body: unknown, n: number): void {
   }
 }
 
-export async function run(): Promise<void> {
-  const db = await openCountingDatabase();
+async function benchmark(db: CountingDatabase, label: string): Promise<void> {
   await applyMigrations(db);
   const { secret } = await seed(db);
   const config = loadConfig({ LOG_LEVEL: 'silent' });
@@ -171,7 +240,7 @@ export async function run(): Promise<void> {
     check(await response.json(), n);
   };
 
-  process.stdout.write(`seeded ${SHIPMENTS} shipments x ${ITEMS_PER_SHIPMENT} items, ${PRODUCTS} products at 2 locations (PGlite in memory)\n`);
+  process.stdout.write(`\n${label}: ${SHIPMENTS} shipments x ${ITEMS_PER_SHIPMENT} items, ${PRODUCTS} products at 2 locations\n`);
   process.stdout.write('over HTTP (/v3/graphql, authentication included):\n');
   process.stdout.write('     N  SQL statements  median ms\n');
   for (const n of [1, 10, 100]) {
@@ -191,7 +260,7 @@ export async function run(): Promise<void> {
     });
   process.stdout.write('executor only (yoga in process), N = 100:\n');
   const medians: Record<string, number> = {};
-  for (const [label, yoga] of [
+  for (const [executor, yoga] of [
     ['graphql-js', yogaOf(false)],
     ['graphql-jit', yogaOf(true)],
   ] as const) {
@@ -204,11 +273,28 @@ export async function run(): Promise<void> {
       );
       check(await response.json(), 100);
     });
-    medians[label] = m.medianMs;
-    process.stdout.write(`  ${label.padEnd(12)} ${String(m.statements).padStart(3)} statements  median ${m.medianMs.toFixed(1)} ms\n`);
+    medians[executor] = m.medianMs;
+    process.stdout.write(`  ${executor.padEnd(12)} ${String(m.statements).padStart(3)} statements  median ${m.medianMs.toFixed(1)} ms\n`);
   }
   process.stdout.write(`  graphql-jit / graphql-js median latency: ${(medians['graphql-jit'] / medians['graphql-js']).toFixed(2)}\n`);
-
   await app.shutdown(1_000);
-  await db.close();
+}
+
+export async function run(): Promise<void> {
+  const pglite = await openCountingDatabase();
+  try {
+    await benchmark(pglite, 'PGlite (in memory)');
+  } finally {
+    await pglite.close();
+  }
+  if (!(await postgresReachable())) {
+    process.stdout.write(`\nPostgreSQL at ${POSTGRES_ADMIN_URL} not reachable: skipped (set BENCH_POSTGRES_URL)\n`);
+    return;
+  }
+  const postgres = await openCountingPostgres();
+  try {
+    await benchmark(postgres, 'PostgreSQL');
+  } finally {
+    await postgres.close();
+  }
 }

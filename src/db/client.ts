@@ -86,8 +86,14 @@ function pgSession(pool: pg.Pool) {
   };
 }
 
+/** An idle pooled connection that the server ends is dropped by the pool; without a listener it would crash the process. */
+function keepPoolAlive(pool: pg.Pool): pg.Pool {
+  pool.on('error', () => undefined);
+  return pool;
+}
+
 async function openPostgres(url: string, connectionString: string, max: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString, max });
+  const pool = keepPoolAlive(new pg.Pool({ connectionString, max }));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     kind: 'postgresql',
@@ -136,7 +142,7 @@ function fromPGlite(url: string, pglite: PGlite, close: () => Promise<void>): Da
 function fromEmbedded(url: string, embedded: EmbeddedHandle): Database {
   if (embedded.mode === 'owner') return fromPGlite(url, embedded.pglite, embedded.close);
   // Another process owns the directory: talk to it over its socket, one connection.
-  const pool = new pg.Pool({ host: embedded.socketDir, user: 'postgres', database: 'postgres', max: 1 });
+  const pool = keepPoolAlive(new pg.Pool({ host: embedded.socketDir, user: 'postgres', database: 'postgres', max: 1 }));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     kind: 'pglite',

@@ -2,6 +2,11 @@
 // change it describes, together with one pending delivery per subscription that
 // wants its topic, so a rolled-back change leaves no event and a committed one
 // is never lost. The dispatcher (src/webhooks) delivers from WebhookDelivery.
+//
+// Deliveries of one subject go out in the order of their `sequence`, which is
+// taken when recordEvent runs. Call it after the write that locks the subject's
+// row (the update of the return, level, shipment ...), so that two transactions
+// changing the same subject record their events in the order they commit.
 import { newId } from './ids.ts';
 import type { Tx } from './tx.ts';
 

@@ -15,10 +15,10 @@ export const PAGE_PARAMETER_NAMES = { first: 'page-size', after: 'page-continue'
 
 export type PageRequest =
   | { ok: true; first: number; after: string | null }
-  | { ok: false; message: string; issues: FieldIssue[] };
+  | { ok: false; issues: FieldIssue[] };
 
 function refused(path: string, message: string): PageRequest {
-  return { ok: false, message: `${path}: ${message}`, issues: [{ path, message }] };
+  return { ok: false, issues: [{ path, message }] };
 }
 
 export function readPage(input: Pick<RouteInput, 'query' | 'request'>, defaultSize = DEFAULT_PAGE_SIZE): PageRequest {

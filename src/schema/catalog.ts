@@ -50,12 +50,12 @@ export const Weight = builder.objectRef<WeightShape>('Weight').implement({
 
 type Measured = Pick<ProductRow, 'length' | 'width' | 'height' | 'dimensionUnit' | 'weightValue' | 'weightUnit'>;
 
-export function dimensionsOf(product: Measured): DimensionsShape | null {
+function dimensionsOf(product: Measured): DimensionsShape | null {
   if (!product.dimensionUnit) return null;
   return { length: product.length, width: product.width, height: product.height, unit: product.dimensionUnit };
 }
 
-export function weightOf(product: Measured): WeightShape | null {
+function weightOf(product: Measured): WeightShape | null {
   if (product.weightValue === null || !product.weightUnit) return null;
   return { value: product.weightValue, unit: product.weightUnit };
 }

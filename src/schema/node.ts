@@ -24,12 +24,12 @@ import type { KeysetSort, SortValueKind } from './keyset.ts';
 
 export type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
-export function hasScope(ctx: GraphQLContext, scope: Scope): boolean {
+function hasScope(ctx: GraphQLContext, scope: Scope): boolean {
   return ctx.auth?.scopes.has(scope) ?? false;
 }
 
 /** The same refusal plugin-scope-auth gives a field, for loads that run outside a field's scopes. */
-export function requireScope(ctx: GraphQLContext, scope: Scope, what: string): void {
+function requireScope(ctx: GraphQLContext, scope: Scope, what: string): void {
   if (!hasScope(ctx, scope)) {
     throw new GraphQLError(`Not authorized to read ${what}: the ${scope} scope is required`, { extensions: { code: 'FORBIDDEN' } });
   }

@@ -10,6 +10,7 @@ import { restRoutes } from '../../src/rest/routes/index.ts';
 import { buildOpenApiDocument, type OpenApiOperation } from '../../src/rest/openapi.ts';
 import { call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { expectValidRestResponse, findPathTemplate, openApiDocument, restResponseProblems } from '../support/openapi.ts';
+import { keepIdleConnectionsOpen } from '../support/keepAlive.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
 
@@ -19,6 +20,8 @@ let served: ReturnType<typeof buildOpenApiDocument>;
 
 beforeAll(async () => {
   server = await startTestServer();
+  // The document checks hold the event loop for a while; idle connections must outlive that.
+  keepIdleConnectionsOpen(server);
   store = await createTestStore(server.db);
   const res = await call(server, 'GET', '/v2.2/openapi.json');
   expect(res.status).toBe(200);
@@ -51,8 +54,6 @@ function schemasOf(doc: Record<string, unknown>): [string, Record<string, unknow
   return out;
 }
 
-// The requests go first: the document checks below hold the event loop for a while, and a
-// kept-alive connection left idle across them may be closed by the server just as it is reused.
 describe('the response checker', () => {
   it('accepts the door answers for unknown routes and wrong methods', async () => {
     const unknown = await call(server, 'GET', `/v2.2/stores/${store.storeId}/no-such-thing`, { secret: store.secret });
@@ -60,6 +61,19 @@ describe('the response checker', () => {
     const wrongMethod = await call(server, 'DELETE', '/v2.2/openapi.json');
     expect(wrongMethod.status).toBe(405);
     expectValidRestResponse('DELETE', '/v2.2/openapi.json', wrongMethod);
+  });
+
+  it('accepts what every documented operation answers to an empty or unknown request', async () => {
+    const failures: string[] = [];
+    for (const [path, item] of Object.entries(openApiDocument().paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const url = `/v2.2${path.replace('{storeId}', store.storeId).replace(/\{\w+\}/g, 'unknown_1')}`;
+        const res = await call(server, method.toUpperCase(), url, { secret: store.secret, body: op.requestBody ? {} : undefined });
+        if (res.status >= 500) failures.push(`${method.toUpperCase()} ${url} -> ${res.status}`);
+        failures.push(...restResponseProblems(method, url, res));
+      }
+    }
+    expect(failures).toEqual([]);
   });
 
   it('refuses a body, a status, a media type or a header the document does not describe', () => {
