@@ -10,8 +10,14 @@ function badInput(message: string): GraphQLError {
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** True when YYYY-MM-DD names a day of the calendar (no 30 February). */
+function isCalendarDay(ymd: string): boolean {
+  const date = new Date(`${ymd}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === ymd;
+}
+
 function parseDateTime(value: unknown): Date {
-  if (typeof value !== 'string' || !ISO_DATE_TIME.test(value) || Number.isNaN(Date.parse(value))) {
+  if (typeof value !== 'string' || !ISO_DATE_TIME.test(value) || Number.isNaN(Date.parse(value)) || !isCalendarDay(value.slice(0, 10))) {
     throw badInput(`DateTime must be an ISO 8601 date-time with a time zone, got ${JSON.stringify(value)}`);
   }
   return new Date(value);
@@ -21,9 +27,8 @@ function parseDate(value: unknown): Date {
   if (typeof value !== 'string' || !ISO_DATE.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
     throw badInput(`Date must be YYYY-MM-DD, got ${JSON.stringify(value)}`);
   }
-  const date = new Date(`${value}T00:00:00Z`);
-  if (date.toISOString().slice(0, 10) !== value) throw badInput(`Date ${value} does not exist`);
-  return date;
+  if (!isCalendarDay(value)) throw badInput(`Date ${value} does not exist`);
+  return new Date(`${value}T00:00:00Z`);
 }
 
 builder.scalarType('DateTime', {
