@@ -2,6 +2,7 @@ import type { Database } from '../db/client.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { AuthContext } from '../auth/authenticate.ts';
 import type { Logger } from '../logger.ts';
+import type { Scope } from '../auth/scopes.ts';
 
 export type Door = 'v3' | 'rest' | 'compat' | 'internal';
 
@@ -45,4 +46,9 @@ export function perRequest<T>(ctx: GraphQLContext, key: object, create: () => T)
 export function storeIdOf(ctx: GraphQLContext): string {
   if (!ctx.auth) throw new Error('no authenticated store in context');
   return ctx.auth.store.id;
+}
+
+/** True when the caller holds at least one of the scopes (type-level rules that several audiences share). */
+export function hasAnyScope(ctx: GraphQLContext, scopes: readonly Scope[]): boolean {
+  return scopes.some((scope) => ctx.auth?.scopes.has(scope) ?? false);
 }

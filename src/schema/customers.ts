@@ -13,9 +13,8 @@ import {
   type CustomerLocation as CustomerLocationShape,
 } from '../domain/customers.ts';
 import { builder } from './builder.ts';
-import { storeIdOf } from './context.ts';
+import { storeIdOf, hasAnyScope } from './context.ts';
 import { keysetConnection } from './keyset.ts';
-import { hasAnyScope } from './orders.ts';
 
 // Writers get the customer they wrote back; readers see every customer.
 const CUSTOMER_AUDIENCE: readonly Scope[] = ['customers_read', 'customers_write'];

@@ -3,13 +3,8 @@
 import type { Scope } from '../auth/scopes.ts';
 import { createOrder } from '../domain/orders.ts';
 import { builder } from './builder.ts';
-import { storeIdOf, type GraphQLContext } from './context.ts';
+import { hasAnyScope, storeIdOf } from './context.ts';
 import { money, Money } from './scalars.ts';
-
-/** True when the caller holds at least one of the scopes (type-level rules that several audiences share). */
-export function hasAnyScope(ctx: GraphQLContext, scopes: readonly Scope[]): boolean {
-  return scopes.some((scope) => ctx.auth?.scopes.has(scope) ?? false);
-}
 
 // Order readers: order clients, and return clients (a return shows the order it belongs to).
 const ORDER_AUDIENCE: readonly Scope[] = ['orders_read', 'orders_write', 'returns_read', 'returns_write'];

@@ -26,9 +26,8 @@ import {
   type ReturnRef,
 } from '../domain/returns.ts';
 import { builder } from './builder.ts';
-import { storeIdOf, type GraphQLContext } from './context.ts';
+import { storeIdOf, type GraphQLContext, hasAnyScope } from './context.ts';
 import { keysetConnection, type KeysetSort } from './keyset.ts';
-import { hasAnyScope } from './orders.ts';
 import { money, Money } from './scalars.ts';
 
 const RETURN_AUDIENCE: readonly Scope[] = ['returns_read', 'returns_write'];

@@ -7,9 +7,8 @@ import type { Scope } from '../auth/scopes.ts';
 import { TOPICS } from '../domain/events.ts';
 import { createWebhookSubscription, deleteWebhookSubscription, updateWebhookSubscription } from '../domain/webhooks.ts';
 import { builder } from './builder.ts';
-import { storeIdOf } from './context.ts';
+import { storeIdOf, hasAnyScope } from './context.ts';
 import { keysetConnection } from './keyset.ts';
-import { hasAnyScope } from './orders.ts';
 
 // Writers get the subscription they wrote back; readers see every subscription.
 const WEBHOOK_AUDIENCE: readonly Scope[] = ['webhooks_read', 'webhooks_write'];

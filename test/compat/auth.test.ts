@@ -6,7 +6,6 @@ import { revokeApiClient } from '../../src/domain/stores.ts';
 import { rowCounts } from '../support/counts.ts';
 import { createTestOrder, insertTestReturn, type TestReturn } from '../support/returnFixtures.ts';
 import { addApiClient, call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
-import { keepIdleConnectionsOpen } from '../support/keepAlive.ts';
 import { WAREHOUSE } from './helpers.ts';
 
 let server: TestServer;
@@ -15,7 +14,6 @@ let ret: TestReturn;
 
 beforeAll(async () => {
   server = await startTestServer();
-  keepIdleConnectionsOpen(server);
   store = await createTestStore(server.db, { scopes: ['returns_read', 'returns_write'] });
   ret = await insertTestReturn(server.db, store.storeId, await createTestOrder(server.db, store.storeId));
 });

@@ -6,7 +6,6 @@ import type { ReturnStatus } from '../../src/generated/prisma/client.ts';
 import { rowCounts } from '../support/counts.ts';
 import { createTestOrder, insertTestReturn, type TestReturn } from '../support/returnFixtures.ts';
 import { createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
-import { keepIdleConnectionsOpen } from '../support/keepAlive.ts';
 import { returnSnapshot, warehouse } from './helpers.ts';
 
 let server: TestServer;
@@ -14,7 +13,6 @@ let store: TestStore;
 
 beforeAll(async () => {
   server = await startTestServer();
-  keepIdleConnectionsOpen(server);
   store = await createTestStore(server.db, { scopes: ['returns_read', 'returns_write'] });
 });
 afterAll(async () => server?.close());

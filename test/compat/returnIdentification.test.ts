@@ -7,7 +7,6 @@ import { newId } from '../../src/domain/ids.ts';
 import { rowCounts } from '../support/counts.ts';
 import { createTestOrder, insertTestReturn, type TestOrder, type TestReturn } from '../support/returnFixtures.ts';
 import { createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
-import { keepIdleConnectionsOpen } from '../support/keepAlive.ts';
 import { returnSnapshot, warehouse } from './helpers.ts';
 
 let server: TestServer;
@@ -16,7 +15,6 @@ let other: TestStore;
 
 beforeAll(async () => {
   server = await startTestServer();
-  keepIdleConnectionsOpen(server);
   store = await createTestStore(server.db, { scopes: ['returns_read', 'returns_write'] });
   other = await createTestStore(server.db, { scopes: ['returns_read', 'returns_write'], name: 'Other store' });
 });

@@ -6,14 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReturnStatus } from '../../src/generated/prisma/client.ts';
 import { createTestOrder, insertTestReturn, setReturnTimes, type TestReturn } from '../support/returnFixtures.ts';
 import { createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
-import { keepIdleConnectionsOpen } from '../support/keepAlive.ts';
 import { warehouse } from './helpers.ts';
 
 let server: TestServer;
 
 beforeAll(async () => {
   server = await startTestServer();
-  keepIdleConnectionsOpen(server);
 });
 afterAll(async () => server?.close());
 

@@ -45,7 +45,8 @@ afterAll(async () => {
   await dropDatabase?.();
 });
 
-describe('migrations', () => {
+// The Prisma CLI starts the WebAssembly schema engine for each command.
+describe('migrations', { timeout: 240_000 }, () => {
   it('the committed migrations produce exactly prisma/schema.prisma', async () => {
     const { stdout } = await run(
       PRISMA,

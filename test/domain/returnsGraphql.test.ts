@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowCounts } from '../support/counts.ts';
 import { createTestOrder, insertTestReturn, setReturnTimes, type TestReturn } from '../support/returnFixtures.ts';
 import { addApiClient, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
-import { keepIdleConnectionsOpen } from '../support/keepAlive.ts';
 
 let server: TestServer;
 let store: TestStore;
@@ -13,7 +12,6 @@ let other: TestStore;
 
 beforeAll(async () => {
   server = await startTestServer();
-  keepIdleConnectionsOpen(server);
   store = await createTestStore(server.db);
   other = await createTestStore(server.db, { name: 'Other' });
 });

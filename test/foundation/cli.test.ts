@@ -50,7 +50,8 @@ async function cli(...args: string[]): Promise<{ code: number; out: unknown; err
   }
 }
 
-describe('cli', () => {
+// Each CLI run starts a process and opens the database (seconds each, more on a busy machine).
+describe('cli', { timeout: 240_000 }, () => {
   it('creates stores, links them, creates and revokes API clients, seeds demo data', async () => {
     const merchant = await cli('store', 'create', '--name', 'Shop A');
     expect(merchant.code).toBe(0);
@@ -84,7 +85,7 @@ describe('cli', () => {
   });
 });
 
-describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('cli next to a running server on the embedded database', () => {
+describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('cli next to a running server on the embedded database', { timeout: 240_000 }, () => {
   it('works through the server socket, and the server keeps serving', async () => {
     const child = spawn(TSX, ['src/main.ts'], {
       env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'warn', SEED_WHEN_EMPTY: 'false' },

@@ -7,7 +7,6 @@ import { revokeApiClient } from '../../src/domain/stores.ts';
 import { addApiClient, call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { expectValidRestResponse } from '../support/openapi.ts';
 import { rowCounts } from '../support/counts.ts';
-import { keepIdleConnectionsOpen } from '../support/keepAlive.ts';
 
 let server: TestServer;
 let store: TestStore;
@@ -17,7 +16,6 @@ const levels = (storeId: string) => `/v2.2/stores/${storeId}/inventory-levels`;
 
 beforeAll(async () => {
   server = await startTestServer();
-  keepIdleConnectionsOpen(server);
   store = await createTestStore(server.db);
   other = await createTestStore(server.db, { name: 'Other store' });
 });
@@ -152,7 +150,6 @@ describe('rate limit', () => {
 
   beforeAll(async () => {
     limited = await startTestServer({ rateLimits: { rest: 3, compat: 3 } });
-    keepIdleConnectionsOpen(limited);
     client = await createTestStore(limited.db);
   });
   afterAll(async () => limited?.close());

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addApiClient, call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { expectValidRestResponse } from '../support/openapi.ts';
 import { rowCounts } from '../support/counts.ts';
-import { keepIdleConnectionsOpen } from '../support/keepAlive.ts';
 import { seedLevel, seedLocation, seedProduct, seedShipment } from '../support/inventoryFixtures.ts';
 
 let server: TestServer;
@@ -37,7 +36,6 @@ const idsOf = (res: { body: unknown }) => (res.body as { inbound_shipments: Ship
 
 beforeAll(async () => {
   server = await startTestServer();
-  keepIdleConnectionsOpen(server);
   store = await createTestStore(server.db);
   other = await createTestStore(server.db, { name: 'Other' });
   dock = await seedLocation(server.db, store.storeId, 'Receiving dock');

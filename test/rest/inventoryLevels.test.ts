@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addApiClient, call, createTestStore, linkFulfillmentService, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { expectValidRestResponse } from '../support/openapi.ts';
 import { rowCounts } from '../support/counts.ts';
-import { keepIdleConnectionsOpen } from '../support/keepAlive.ts';
 import { seedLevel, seedLocation, seedProduct } from '../support/inventoryFixtures.ts';
 
 let server: TestServer;
@@ -36,7 +35,6 @@ const idsOf = (res: { body: unknown }) => (res.body as { inventory_levels: Level
 
 beforeAll(async () => {
   server = await startTestServer();
-  keepIdleConnectionsOpen(server);
   store = await createTestStore(server.db);
   other = await createTestStore(server.db, { name: 'Other' });
   warehouse = await seedLocation(server.db, store.storeId, 'Main warehouse');

@@ -10,7 +10,6 @@ import { restRoutes } from '../../src/rest/routes/index.ts';
 import { buildOpenApiDocument, type OpenApiOperation } from '../../src/rest/openapi.ts';
 import { call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { expectValidRestResponse, findPathTemplate, openApiDocument, restResponseProblems } from '../support/openapi.ts';
-import { keepIdleConnectionsOpen } from '../support/keepAlive.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
 
@@ -21,7 +20,6 @@ let served: ReturnType<typeof buildOpenApiDocument>;
 beforeAll(async () => {
   server = await startTestServer();
   // The document checks hold the event loop for a while; idle connections must outlive that.
-  keepIdleConnectionsOpen(server);
   store = await createTestStore(server.db);
   const res = await call(server, 'GET', '/v2.2/openapi.json');
   expect(res.status).toBe(200);

@@ -9,7 +9,6 @@ import { rowCounts } from '../support/counts.ts';
 import { expectValidRestResponse } from '../support/openapi.ts';
 import { createTestOrder, insertTestReturn, setReturnTimes, type TestOrder } from '../support/returnFixtures.ts';
 import { addApiClient, call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
-import { keepIdleConnectionsOpen } from '../support/keepAlive.ts';
 
 let server: TestServer;
 let store: TestStore;
@@ -17,7 +16,6 @@ let other: TestStore;
 
 beforeAll(async () => {
   server = await startTestServer();
-  keepIdleConnectionsOpen(server);
   store = await createTestStore(server.db, { scopes: ['returns_read', 'returns_write'] });
   other = await createTestStore(server.db, { scopes: ['returns_read', 'returns_write'], name: 'Other store' });
 });

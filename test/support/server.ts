@@ -21,6 +21,10 @@ export async function startTestServer(overrides: Partial<Config> = {}, env: Node
   const db = await createTestDatabase();
   const config = { ...loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...env }), ...overrides };
   const app = createApp({ db, config, logger: createLogger(config.logLevel) });
+  // Under load a client can reuse a keep-alive connection just as the 5 s idle timeout
+  // closes it (ECONNRESET); tests pause between requests to build fixtures, so idle
+  // connections stay open longer than any such pause.
+  app.server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   const { port } = app.server.address() as AddressInfo;
   return {
