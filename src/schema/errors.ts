@@ -44,9 +44,10 @@ export function classifyError(error: unknown): ClassifiedError {
       return { code: code as ErrorCode, message: original.message, issues: (original.extensions.issues as FieldIssue[]) ?? [] };
     }
   }
-  if (error instanceof GraphQLError && (!error.originalError || !error.path)) {
-    // Errors without a resolver path come from parsing, validating or coercing the
-    // document and its variables (a bad enum value, an Int out of range): the caller's fault.
+  if (error instanceof GraphQLError && (!error.originalError || (!error.path && error.originalError instanceof GraphQLError))) {
+    // Parse and validation errors of the document, and coercion errors of its variables
+    // (a bad enum value, an Int out of range: a GraphQLError from a scalar's parseValue,
+    // outside any resolver path): the caller's fault.
     return { code: 'BAD_USER_INPUT', message: error.message, issues: [] };
   }
   return { code: 'INTERNAL_SERVER_ERROR', message: 'internal error', issues: [], cause: original };
