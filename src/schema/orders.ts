@@ -1,7 +1,7 @@
 // Orders: the Order and OrderLineItem types (also reached from returns), the order
 // lookups, and the createOrder mutation. Rules live in domain/orders.ts.
 import type { Scope } from '../auth/scopes.ts';
-import { createOrder } from '../domain/orders.ts';
+import { createOrder, type OrderAddressInput } from '../domain/orders.ts';
 import { builder } from './builder.ts';
 import { hasAnyScope, storeIdOf } from './context.ts';
 import { money, Money } from './scalars.ts';
@@ -9,14 +9,8 @@ import { money, Money } from './scalars.ts';
 // Order readers: order clients, and return clients (a return shows the order it belongs to).
 const ORDER_AUDIENCE: readonly Scope[] = ['orders_read', 'orders_write', 'returns_read', 'returns_write'];
 
-interface AddressShape {
-  address1?: string | null;
-  address2?: string | null;
-  city?: string | null;
-  province?: string | null;
-  country?: string | null;
-  postalCode?: string | null;
-}
+/** The stored address JSON has the shape of the creation input's address. */
+type AddressShape = OrderAddressInput;
 
 export const OrderAddress = builder.objectRef<AddressShape>('OrderAddress').implement({
   description: 'Shipping or billing address of an order (spec 2.4.4)',
