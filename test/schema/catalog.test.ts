@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowCounts } from '../support/counts.ts';
 import { createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
-import { query, seedCatalog, type Catalog } from './fixtures.ts';
+import { query, seedCatalog, type Catalog, type UserErrors } from './fixtures.ts';
 
 let server: TestServer;
 let store: TestStore;
@@ -18,10 +18,6 @@ beforeAll(async () => {
   catalog = await seedCatalog(server.db, store.storeId);
 });
 afterAll(async () => server?.close());
-
-interface UserErrors {
-  userErrors: { code: string; field: string[] | null; message: string }[];
-}
 
 async function mutate<T extends UserErrors>(document: string, variables: Record<string, unknown>, secret = store.secret): Promise<T> {
   const data = await query<Record<string, T>>(server, secret, document, variables);

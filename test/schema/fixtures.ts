@@ -26,6 +26,11 @@ export function errorCodes(result: GraphQLResult): (string | undefined)[] {
   return (result.errors ?? []).map((e) => e.extensions?.code);
 }
 
+/** The userErrors list every inventory-app mutation payload carries. */
+export interface UserErrors {
+  userErrors: { code: string; field: string[] | null; message: string }[];
+}
+
 export interface Catalog {
   familyId: string;
   /** Variants in creation order: Red/S, Red/M, Blue/S, Blue/M. */

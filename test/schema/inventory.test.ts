@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowCounts } from '../support/counts.ts';
 import { createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
-import { query, seedCatalog, type Catalog } from './fixtures.ts';
+import { query, seedCatalog, type Catalog, type UserErrors } from './fixtures.ts';
 
 let server: TestServer;
 let store: TestStore;
@@ -19,10 +19,6 @@ beforeAll(async () => {
   catalog = await seedCatalog(server.db, store.storeId);
 });
 afterAll(async () => server?.close());
-
-interface UserErrors {
-  userErrors: { code: string; field: string[] | null; message: string }[];
-}
 
 interface Level {
   id: string;
