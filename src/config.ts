@@ -2,6 +2,17 @@
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
+export interface GraphQLLimits {
+  maxAliases: number;
+  maxDepth: number;
+  maxTokens: number;
+  maxDirectives: number;
+  /** Objects one request may ask for: a connection counts its page size times what each node selects. */
+  maxCost: number;
+}
+
+export const DEFAULT_GRAPHQL_LIMITS: GraphQLLimits = { maxAliases: 30, maxDepth: 15, maxTokens: 5_000, maxDirectives: 50, maxCost: 50_000 };
+
 export interface Config {
   port: number;
   host: string;
@@ -14,6 +25,10 @@ export interface Config {
   /** Key that signs REST and GraphQL pagination cursors. */
   cursorSecret: string;
   rateLimits: { rest: number; compat: number };
+  /** What one /v3/graphql request may ask for. */
+  graphqlLimits: GraphQLLimits;
+  /** Delivered and discarded webhook deliveries (and their events) older than this are deleted. */
+  webhookRetentionDays: number;
 }
 
 export const DEFAULT_DATABASE_URL = 'pglite:./data/pglite';
@@ -58,5 +73,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rest: int(env, 'RATE_LIMIT_REST_PER_MINUTE', 1200, 1, 1_000_000),
       compat: int(env, 'RATE_LIMIT_COMPAT_PER_MINUTE', 300, 1, 1_000_000),
     },
+    graphqlLimits: {
+      maxAliases: int(env, 'GRAPHQL_MAX_ALIASES', DEFAULT_GRAPHQL_LIMITS.maxAliases, 1, 10_000),
+      maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', DEFAULT_GRAPHQL_LIMITS.maxDepth, 1, 1_000),
+      maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', DEFAULT_GRAPHQL_LIMITS.maxTokens, 10, 1_000_000),
+      maxDirectives: int(env, 'GRAPHQL_MAX_DIRECTIVES', DEFAULT_GRAPHQL_LIMITS.maxDirectives, 1, 10_000),
+      maxCost: int(env, 'GRAPHQL_MAX_COST', DEFAULT_GRAPHQL_LIMITS.maxCost, 1, 100_000_000),
+    },
+    webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
   };
 }

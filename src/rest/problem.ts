@@ -47,6 +47,12 @@ export const REST_STATUS: Record<ErrorCode, number> = {
   FORBIDDEN: 403,
   UNAUTHENTICATED: 401,
   UNPROCESSABLE: 409,
+  // Limits of /v3/graphql documents; the REST door's own documents never reach them.
+  TOO_MANY_ALIASES: 400,
+  QUERY_TOO_DEEP: 400,
+  TOO_MANY_TOKENS: 400,
+  TOO_MANY_DIRECTIVES: 400,
+  QUERY_TOO_COSTLY: 400,
   INTERNAL_SERVER_ERROR: 500,
 };
 

@@ -11,6 +11,7 @@ import type { Scope } from '../auth/scopes.ts';
 import { kindOfId } from '../domain/ids.ts';
 import type { GraphQLContext } from './context.ts';
 import { typenameForIdKind } from './nodeTypes.ts';
+import { DEFAULT_PAGE_SIZE } from './connectionArgs.ts';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -57,7 +58,7 @@ export const builder = new SchemaBuilder<{
     dmmf: getDatamodel(),
     // Limits are enforced with clear errors by connectionArgs.ts; the plugin must never clamp silently.
     maxConnectionSize: 1000,
-    defaultConnectionSize: 25,
+    defaultConnectionSize: DEFAULT_PAGE_SIZE,
     filterConnectionTotalCount: true,
     onUnusedQuery: null,
   },

@@ -3,6 +3,9 @@
 import { GraphQLError, GraphQLObjectType, defaultFieldResolver, type GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from './context.ts';
 
+/** Page size of a connection when neither first nor last is given (spec 4.7, 8). */
+export const DEFAULT_PAGE_SIZE = 25;
+
 interface ConnectionArgs {
   first?: number | null;
   after?: string | null;

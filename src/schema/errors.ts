@@ -13,7 +13,12 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'UNAUTHENTICATED'
   | 'UNPROCESSABLE'
+  | LimitCode
   | 'INTERNAL_SERVER_ERROR';
+
+/** Refusals of a /v3/graphql document that asks for too much (schema/limits.ts). */
+export type LimitCode = 'TOO_MANY_ALIASES' | 'QUERY_TOO_DEEP' | 'TOO_MANY_TOKENS' | 'TOO_MANY_DIRECTIVES' | 'QUERY_TOO_COSTLY';
+export const LIMIT_CODES: readonly LimitCode[] = ['TOO_MANY_ALIASES', 'QUERY_TOO_DEEP', 'TOO_MANY_TOKENS', 'TOO_MANY_DIRECTIVES', 'QUERY_TOO_COSTLY'];
 
 export interface ClassifiedError {
   code: ErrorCode;
@@ -31,7 +36,7 @@ const DOMAIN_CODES: Record<DomainErrorCode, ErrorCode> = {
   UNPROCESSABLE_STATE: 'UNPROCESSABLE',
 };
 
-const KNOWN_CODES = new Set<string>(['BAD_USER_INPUT', 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN', 'UNAUTHENTICATED', 'UNPROCESSABLE']);
+const KNOWN_CODES = new Set<string>(['BAD_USER_INPUT', 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN', 'UNAUTHENTICATED', 'UNPROCESSABLE', ...LIMIT_CODES]);
 
 export function classifyError(error: unknown): ClassifiedError {
   const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;

@@ -8,6 +8,7 @@ import { classifyError, toGraphQLError } from './errors.ts';
 import { authenticate, readSecret, isAuthFailure } from '../auth/authenticate.ts';
 import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import type { AppDeps } from '../server.ts';
+import { graphqlLimitPlugins } from './limits.ts';
 
 const ENDPOINT = '/v3/graphql';
 const SDL_PATH = '/v3/schema.graphql';
@@ -16,7 +17,7 @@ function graphqlError(status: number, code: string, message: string): DoorRespon
   return json(status, { errors: [{ message, extensions: { code } }] });
 }
 
-export function createGraphQLDoor({ db, logger }: AppDeps): Door {
+export function createGraphQLDoor({ db, logger, config }: AppDeps): Door {
   const sdl = printSchema(schema);
   const yoga = createYoga<{ gqlContext: GraphQLContext }>({
     schema,
@@ -27,6 +28,7 @@ export function createGraphQLDoor({ db, logger }: AppDeps): Door {
     logging: false,
     landingPage: false,
     context: ({ gqlContext }) => gqlContext,
+    plugins: graphqlLimitPlugins(config.graphqlLimits),
     maskedErrors: {
       maskError: (error) => {
         const classified = classifyError(error);

@@ -5,6 +5,7 @@
 // loads them inside the parent's query.
 import crypto from 'node:crypto';
 import { GraphQLError } from 'graphql';
+import { DEFAULT_PAGE_SIZE } from './connectionArgs.ts';
 
 export interface ConnectionArgs {
   first?: number | null;
@@ -124,7 +125,7 @@ export async function keysetConnection<T extends { id: string }>(options: {
   const { args, sort, fetch } = options;
   const scope = `${options.scope}:${sort.field}:${sort.direction}`;
   const backward = args.last != null || args.before != null;
-  const size = (backward ? args.last : args.first) ?? options.defaultSize ?? 25;
+  const size = (backward ? args.last : args.first) ?? options.defaultSize ?? DEFAULT_PAGE_SIZE;
   // Walking backwards reads the list in the opposite order, nulls then come first.
   const direction = backward ? (sort.direction === 'desc' ? 'asc' : 'desc') : sort.direction;
   const nullsLast = !backward;

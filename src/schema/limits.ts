@@ -1,0 +1,150 @@
+// What one request to /v3/graphql may ask for. Aliases, depth, tokens and directives are
+// GraphQL Armor's envelop plugins; the cost rule is ours because Armor's cost model
+// (fixed object/scalar costs times a depth factor) cannot express what a connection costs:
+// its page size times what each of its nodes selects. The documents the REST, compat and
+// web doors run are written in this repository and validated at start-up
+// (schema/execute.ts), so they are trusted and never pass through these limits.
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import {
+  GraphQLError,
+  getNamedType,
+  isObjectType,
+  isInterfaceType,
+  Kind,
+  valueFromASTUntyped,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { GraphQLArmorRejectCallback } from '@escape.tech/graphql-armor-types';
+import type { GraphQLLimits } from '../config.ts';
+import { DEFAULT_PAGE_SIZE } from './connectionArgs.ts';
+import type { LimitCode } from './errors.ts';
+
+function limitError(code: LimitCode, message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code } });
+}
+
+/** Armor reports "Syntax Error: ..." without a code; this reports the same refusal with ours. */
+function rejectWith(code: LimitCode): { onReject: GraphQLArmorRejectCallback[]; propagateOnRejection: false } {
+  return {
+    propagateOnRejection: false,
+    onReject: [
+      (ctx, error) => {
+        const message = error.message.replace(/^Syntax Error: /, '');
+        // The token limit runs in the parser, which has no validation context: throwing stops the parse.
+        if (!ctx) throw limitError(code, message);
+        ctx.reportError(limitError(code, message));
+      },
+    ],
+  };
+}
+
+type Variables = Record<string, unknown> | undefined;
+
+function pageSizeOf(field: FieldNode, variables: Variables): number {
+  for (const name of ['first', 'last']) {
+    const arg = field.arguments?.find((a) => a.name.value === name);
+    if (!arg) continue;
+    const value = arg.value.kind === Kind.VARIABLE ? variables?.[arg.value.name.value] : valueFromASTUntyped(arg.value);
+    if (typeof value === 'number' && Number.isFinite(value)) return Math.max(0, Math.trunc(value));
+  }
+  return DEFAULT_PAGE_SIZE;
+}
+
+function isConnection(type: GraphQLNamedType): boolean {
+  return isObjectType(type) && type.name.endsWith('Connection') && 'pageInfo' in type.getFields();
+}
+
+interface CostScope {
+  schema: GraphQLSchema;
+  fragments: Map<string, FragmentDefinitionNode>;
+  variables: Variables;
+}
+
+/**
+ * Cost of a selection on `parent`: each object-typed field costs 1 plus its own selection;
+ * a connection costs its page size times the selection of one edge/node. Fragments are
+ * expanded; a fragment cycle is a validation error elsewhere and is cut here.
+ */
+function selectionCost(selection: SelectionSetNode | undefined, parent: GraphQLNamedType, scope: CostScope, seen: ReadonlySet<string>): number {
+  if (!selection) return 0;
+  let total = 0;
+  for (const node of selection.selections) {
+    if (node.kind === Kind.FRAGMENT_SPREAD) {
+      const name = node.name.value;
+      const fragment = scope.fragments.get(name);
+      if (!fragment || seen.has(name)) continue;
+      const on = scope.schema.getType(fragment.typeCondition.name.value) ?? parent;
+      total += selectionCost(fragment.selectionSet, on, scope, new Set([...seen, name]));
+      continue;
+    }
+    if (node.kind === Kind.INLINE_FRAGMENT) {
+      const on = node.typeCondition ? (scope.schema.getType(node.typeCondition.name.value) ?? parent) : parent;
+      total += selectionCost(node.selectionSet, on, scope, seen);
+      continue;
+    }
+    if (!(isObjectType(parent) || isInterfaceType(parent))) continue;
+    const field = parent.getFields()[node.name.value];
+    if (!field) continue;
+    const named = getNamedType(field.type);
+    if (!(isObjectType(named) || isInterfaceType(named))) continue;
+    const children = selectionCost(node.selectionSet, named, scope, seen);
+    // A connection's edges and nodes lists are its page: one element is counted here and
+    // multiplied by the page size at the connection field. Other lists (options,
+    // attributes) are short, fixed by the data model, and count as one element too.
+    total += 1 + (isConnection(named) ? pageSizeOf(node, scope.variables) : 1) * children;
+  }
+  return total;
+}
+
+/** How many objects the operation of `document` that runs may return, at most. */
+export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Variables): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  const operations: OperationDefinitionNode[] = [];
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    if (definition.kind === Kind.OPERATION_DEFINITION) operations.push(definition);
+  }
+  const operation = operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
+  if (!operation) return 0;
+  const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+  return root ? selectionCost(operation.selectionSet, root, { schema, fragments, variables }, new Set()) : 0;
+}
+
+/** The envelop plugins of /v3/graphql that enforce `limits`. */
+export function graphqlLimitPlugins(limits: GraphQLLimits): Plugin[] {
+  // Page sizes may come from variables, and yoga caches validation per document, so the
+  // cost is counted when the operation is about to run, with its variables.
+  const cost: Plugin = {
+    onExecute({ args, setResultAndStopExecution }) {
+      const variables = (args.variableValues ?? undefined) as Variables;
+      const objects = operationCost(args.schema, args.document, args.operationName, variables);
+      if (objects > limits.maxCost) {
+        setResultAndStopExecution({
+          errors: [
+            limitError(
+              'QUERY_TOO_COSTLY',
+              `the query may return ${objects} objects, above the limit of ${limits.maxCost}; ask for smaller pages (first/last) or fewer nested connections`,
+            ),
+          ],
+        });
+      }
+    },
+  };
+  return [
+    maxTokensPlugin({ n: limits.maxTokens, ...rejectWith('TOO_MANY_TOKENS') }) as Plugin,
+    maxAliasesPlugin({ n: limits.maxAliases, ...rejectWith('TOO_MANY_ALIASES') }) as Plugin,
+    maxDepthPlugin({ n: limits.maxDepth, ...rejectWith('QUERY_TOO_DEEP') }) as Plugin,
+    maxDirectivesPlugin({ n: limits.maxDirectives, ...rejectWith('TOO_MANY_DIRECTIVES') }) as Plugin,
+    cost,
+  ];
+}
