@@ -109,7 +109,7 @@ async function seed(db: Database): Promise<Fixture> {
       customer: { email: `buyer${i}@example.com`, firstName: 'Bench', lastName: `Buyer ${i}` },
       lineItems: [1, 2, 3].map((n) => ({ id: `line-${n}`, productId: `p-${n}`, title: `Product ${n}`, quantity: 4, price: 12.5 })),
       totalPrice: 150,
-      currencyCode: 'USD',
+      currency: 'USD',
     });
     const lines = await db.prisma.orderLineItem.findMany({ where: { orderId: order.id }, orderBy: { position: 'asc' } });
     for (let r = 0; r < 2; r++) {

@@ -29,7 +29,7 @@ export const COMPAT_RETURN_FRAGMENT = `
   fragment CompatReturn on Return {
     id number status createdAt updatedAt currency carrier trackingNumber labelStatus labelUrl
     total { amount }
-    order { id name customer { email } }
+    order { id name submittedCustomer { email } }
     items {
       id reason outcome barcode
       unitPrice { amount } discount { amount } tax { amount } refund { amount }
@@ -53,7 +53,7 @@ export interface CompatReturnNode {
   labelStatus: string | null;
   labelUrl: string | null;
   total: Amount;
-  order: { id: string; name: string; customer: { email: string | null } | null };
+  order: { id: string; name: string; submittedCustomer: { email: string | null } | null };
   items: {
     id: string;
     reason: string | null;
@@ -83,7 +83,7 @@ export function compatReturn(node: CompatReturnNode) {
     updated_at: node.updatedAt,
     order_id: node.order.id,
     order_name: node.order.name,
-    customer: node.order.customer?.email ?? null,
+    customer: node.order.submittedCustomer?.email ?? null,
     currency: node.currency,
     total: node.total.amount,
     outcome: outcomeOf(node.items),

@@ -29,6 +29,8 @@ export interface Database {
   session<T>(fn: (sql: SqlChannel) => Promise<T>): Promise<T>;
   /** True when queries are serialised through one connection (PGlite). */
   singleConnection: boolean;
+  /** Calls `listener` with each SQL statement Prisma runs (metrics, statement-count tests); returns the unsubscribe. */
+  onStatement(listener: StatementListener): () => void;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,25 @@ export interface OpenOptions {
 }
 
 export class DatabaseUrlError extends Error {}
+
+export type StatementListener = (statement: { sql: string; durationMs: number }) => void;
+
+/** A Prisma client that reports its statements to the listeners of `onStatement`. */
+function observedPrisma(adapter: PrismaPg | PrismaPGlite): Pick<Database, 'prisma' | 'onStatement'> {
+  const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+  const listeners = new Set<StatementListener>();
+  prisma.$on('query', (event) => {
+    for (const listener of listeners) listener({ sql: event.query, durationMs: event.duration });
+  });
+  return {
+    // The log option only adds the query event; the client is the plain one every layer types.
+    prisma: prisma as unknown as PrismaClient,
+    onStatement(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
 
 export function describeUrl(url: string): { kind: DatabaseKind; target: string } {
   if (url.startsWith('pglite:')) return { kind: 'pglite', target: url.slice('pglite:'.length) };
@@ -94,11 +115,12 @@ function keepPoolAlive(pool: pg.Pool): pg.Pool {
 
 async function openPostgres(url: string, connectionString: string, max: number): Promise<Database> {
   const pool = keepPoolAlive(new pg.Pool({ connectionString, max }));
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const { prisma, onStatement } = observedPrisma(new PrismaPg(pool));
   return {
     kind: 'postgresql',
     url,
     prisma,
+    onStatement,
     sql: pgChannel(pool),
     session: pgSession(pool),
     singleConnection: false,
@@ -122,12 +144,13 @@ export function pgliteChannel(pglite: PGlite): SqlChannel {
 }
 
 function fromPGlite(url: string, pglite: PGlite, close: () => Promise<void>): Database {
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const { prisma, onStatement } = observedPrisma(new PrismaPGlite(pglite));
   const sql = pgliteChannel(pglite);
   return {
     kind: 'pglite',
     url,
     prisma,
+    onStatement,
     singleConnection: true,
     sql,
     session: (fn) => fn(sql),
@@ -143,11 +166,12 @@ function fromEmbedded(url: string, embedded: EmbeddedHandle): Database {
   if (embedded.mode === 'owner') return fromPGlite(url, embedded.pglite, embedded.close);
   // Another process owns the directory: talk to it over its socket, one connection.
   const pool = keepPoolAlive(new pg.Pool({ host: embedded.socketDir, user: 'postgres', database: 'postgres', max: 1 }));
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const { prisma, onStatement } = observedPrisma(new PrismaPg(pool));
   return {
     kind: 'pglite',
     url,
     prisma,
+    onStatement,
     singleConnection: true,
     sql: pgChannel(pool),
     session: pgSession(pool),

@@ -40,6 +40,8 @@ export async function seedDemo(db: Db): Promise<{ storeId: string; secret: strin
           { id: thirdParty, storeId: serviceId, name: 'Rapid Reno DC', street1: '20 Logistics Pkwy', city: 'Reno', stateCode: 'NV', postalCode: '89502', countryCode: 'US' },
         ],
       });
+      await tx.store.update({ where: { id: storeId }, data: { defaultLocationId: warehouse } });
+      await tx.store.update({ where: { id: serviceId }, data: { defaultLocationId: thirdParty } });
 
       const familyId = newId('productFamily');
       await tx.productFamily.create({

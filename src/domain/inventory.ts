@@ -1,7 +1,8 @@
 // Locations and stock. A level's `available` is never stored: it is always
 // quantity - committed - reserved. Every change to a level goes through
 // `changeLevel`, which locks the row, keeps the invariants (no negative count,
-// neither committed nor reserved above the quantity on hand), writes the
+// neither committed nor reserved above the quantity on hand, except that orders may
+// commit past it: oversold, a negative `available`), writes the
 // InventoryAdjustment ledger row and the `inventory_level.updated` event, all in
 // the caller's transaction.
 import type { InventoryLevel, Location, Prisma } from '../generated/prisma/client.ts';
@@ -79,6 +80,16 @@ export async function updateLocation(db: Db | Tx, storeId: string, id: string, i
   });
 }
 
+/** Makes one of the locations the store may use the one orders without a location commit at. */
+export async function setDefaultLocation(db: Db | Tx, storeId: string, locationId: string): Promise<Location> {
+  return inTransaction(db, async (tx) => {
+    const location = await tx.location.findFirst({ where: { AND: [{ id: locationId }, visibleLocationWhere(storeId)] } });
+    if (!location) throw new NotFound(`location ${locationId} not found`, { path: 'id' });
+    await tx.store.update({ where: { id: storeId }, data: { defaultLocationId: location.id } });
+    return location;
+  });
+}
+
 // ---------------------------------------------------------------- level changes
 
 export interface LevelDelta {
@@ -95,7 +106,7 @@ export interface ChangeCause {
 }
 
 /** The problems `delta` would cause on `level`, with the input path each belongs to. */
-function invariantIssues(level: InventoryLevel, delta: LevelDelta, paths: Record<keyof LevelDelta, string>) {
+function invariantIssues(level: InventoryLevel, delta: LevelDelta, paths: Record<keyof LevelDelta, string>, allowOvercommit: boolean) {
   const next = {
     quantity: level.quantity + (delta.quantity ?? 0),
     committed: level.committed + (delta.committed ?? 0),
@@ -107,6 +118,10 @@ function invariantIssues(level: InventoryLevel, delta: LevelDelta, paths: Record
     if (next[key] < 0) issues.push({ path: paths[key], message: `${key} would become ${next[key]}; it cannot go below 0 (now ${level[key]})` });
   }
   for (const key of ['committed', 'reserved'] as const) {
+    // An oversold level (committed above quantity, from orders) may still receive stock or
+    // release commitments; only a change that deepens the shortfall is refused.
+    const shortfallBefore = Math.max(0, level[key] - level.quantity);
+    if (key === 'committed' && (allowOvercommit || next[key] - next.quantity <= shortfallBefore)) continue;
     if (next[key] > next.quantity) {
       issues.push({ path: paths[key], message: `${key} would become ${next[key]}, above the quantity on hand (${next.quantity})` });
     }
@@ -132,10 +147,11 @@ export async function changeLevel(
   delta: LevelDelta,
   cause: ChangeCause,
   paths: Record<keyof LevelDelta, string> = DEFAULT_PATHS,
+  options: { allowOvercommit?: boolean } = {},
 ): Promise<InventoryLevel> {
   await tx.$queryRaw`SELECT id FROM "InventoryLevel" WHERE id = ${levelId} FOR UPDATE`;
   const level = await tx.inventoryLevel.findUniqueOrThrow({ where: { id: levelId } });
-  const { next, issues } = invariantIssues(level, delta, paths);
+  const { next, issues } = invariantIssues(level, delta, paths, options.allowOvercommit ?? false);
   if (issues.length > 0) {
     throw new UnprocessableState(`inventory level ${levelId}: ${issues.map((i) => i.message).join('; ')}`, { path: issues[0].path, issues });
   }
@@ -192,17 +208,23 @@ export async function ensureLevel(tx: Tx, product: { id: string; storeId: string
 
 /**
  * Commits (positive quantity) or releases (negative) stock of one of the store's
- * levels for an order, inside the order's transaction. Committing more than the
- * quantity on hand is refused with UnprocessableState.
+ * levels for an order, inside the order's transaction. A sale has already happened
+ * when its order arrives, so committing past the quantity on hand is accepted: the
+ * level's `available` goes negative and `oversold` says by how much this commitment
+ * exceeded what was available before it.
  */
 export async function commitStock(
   tx: Tx,
   input: { storeId: string; levelId: string; quantity: number; reason: string; referenceId?: string | null },
-): Promise<InventoryLevel> {
+): Promise<{ level: InventoryLevel; oversold: number }> {
   if (!Number.isInteger(input.quantity)) throw new Invalid('quantity must be a whole number', { path: 'quantity' });
   const level = await tx.inventoryLevel.findFirst({ where: { id: input.levelId, storeId: input.storeId }, select: { id: true } });
   if (!level) throw new NotFound(`inventory level ${input.levelId} not found`, { path: 'levelId' });
-  return changeLevel(tx, level.id, { committed: input.quantity }, { reason: input.reason, referenceId: input.referenceId });
+  const updated = await changeLevel(tx, level.id, { committed: input.quantity }, { reason: input.reason, referenceId: input.referenceId }, DEFAULT_PATHS, {
+    allowOvercommit: true,
+  });
+  const availableBefore = availableOf(updated) + input.quantity;
+  return { level: updated, oversold: Math.max(0, input.quantity - Math.max(0, availableBefore)) };
 }
 
 // ---------------------------------------------------------------- adjustments

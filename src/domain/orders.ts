@@ -6,10 +6,10 @@
 import type { Location, Order, Prisma, Store } from '../generated/prisma/client.ts';
 import { currencyCode, InputIssues, optionalText, requiredText, textList } from './catalog.ts';
 import { isEmail, normalizeEmail, parseIsoDateTime } from './customers.ts';
-import { Conflict, Invalid, isDomainError, UnprocessableState } from './errors.ts';
+import { Conflict, Invalid } from './errors.ts';
 import { recordEvent } from './events.ts';
 import { newId } from './ids.ts';
-import { commitStock, visibleLocationWhere } from './inventory.ts';
+import { commitStock, ensureLevel, visibleLocationWhere } from './inventory.ts';
 import { formatAmount, toDecimal, type DecimalValue } from './money.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';
 
@@ -63,7 +63,8 @@ export interface OrderInput {
   totalDiscount?: Amount | null;
   billingAddress?: OrderAddressInput | null;
   tags?: string[] | null;
-  currencyCode?: string | null;
+  /** ISO 4217; the store currency when omitted. */
+  currency?: string | null;
   locationId?: string | null;
 }
 
@@ -173,7 +174,7 @@ function parseOrder(input: OrderInput) {
     totalTax: amount(issues, 'totalTax', input.totalTax),
     totalDiscount: amount(issues, 'totalDiscount', input.totalDiscount),
     tags: textList(issues, 'tags', input.tags ?? []) ?? [],
-    currency: currencyCode(issues, 'currencyCode', input.currencyCode),
+    currency: currencyCode(issues, 'currency', input.currency),
     locationId: optionalText(issues, 'locationId', input.locationId) ?? null,
   };
   issues.throwIfAny();
@@ -182,20 +183,24 @@ function parseOrder(input: OrderInput) {
 
 type ParsedOrder = ReturnType<typeof parseOrder>;
 
-/** The location the order is fulfilled from: the store's own or a linked fulfillment service's. */
-async function fulfillmentLocation(tx: Tx, storeId: string, locationId: string | null): Promise<Location | null> {
-  if (locationId === null) return null;
-  const location = await tx.location.findFirst({ where: { AND: [{ id: locationId }, visibleLocationWhere(storeId)] } });
-  if (!location) {
+/**
+ * The location the order is fulfilled from and commits stock at: the one it names (the
+ * store's own or a linked fulfillment service's), else the store's default location.
+ */
+async function fulfillmentLocation(tx: Tx, store: Store, locationId: string | null): Promise<Location> {
+  const id = locationId ?? store.defaultLocationId;
+  const location = id ? await tx.location.findFirst({ where: { AND: [{ id }, visibleLocationWhere(store.id)] } }) : null;
+  if (location) return location;
+  if (locationId !== null) {
     throw Invalid.of([{ path: 'locationId', message: `${locationId} is not a location of this store or of a fulfillment service linked to it` }]);
   }
-  return location;
+  throw new Error(`store ${store.id} has no default location`);
 }
 
 interface MatchedProduct {
   id: string;
-  /** The level at the fulfillment location, when the product has one. */
-  levelId: string | null;
+  /** The level at the fulfillment location (made empty when the product had none there). */
+  levelId: string;
 }
 
 /**
@@ -203,7 +208,7 @@ interface MatchedProduct {
  * products, else the store's product with the line's sku (the oldest, should
  * several share it).
  */
-async function matchProducts(tx: Tx, storeId: string, lines: ParsedLine[], location: Location | null): Promise<(MatchedProduct | null)[]> {
+async function matchProducts(tx: Tx, storeId: string, lines: ParsedLine[], location: Location): Promise<(MatchedProduct | null)[]> {
   const ids = [...new Set(lines.map((l) => l.externalProductId))];
   const skus = [...new Set(lines.flatMap((l) => (l.sku ? [l.sku] : [])))];
   const products = await tx.product.findMany({
@@ -212,20 +217,22 @@ async function matchProducts(tx: Tx, storeId: string, lines: ParsedLine[], locat
     select: {
       id: true,
       sku: true,
-      inventoryLevels: location ? { where: { locationId: location.id }, select: { id: true } } : undefined,
+      inventoryLevels: { where: { locationId: location.id }, select: { id: true } },
     },
   });
-  const toMatch = (p: (typeof products)[number]): MatchedProduct => ({ id: p.id, levelId: p.inventoryLevels?.[0]?.id ?? null });
-  return lines.map((line) => {
-    const byId = products.find((p) => p.id === line.externalProductId);
-    const bySku = line.sku ? products.find((p) => p.sku === line.sku) : undefined;
-    const product = byId ?? bySku;
-    return product ? toMatch(product) : null;
-  });
+  const matched = lines.map((line) => products.find((p) => p.id === line.externalProductId) ?? (line.sku ? products.find((p) => p.sku === line.sku) : undefined));
+  const levels = new Map<string, string>();
+  for (const product of new Set(matched)) {
+    if (!product) continue;
+    // A product never stocked here still gets its commitment recorded, as oversold.
+    levels.set(product.id, product.inventoryLevels[0]?.id ?? (await ensureLevel(tx, { id: product.id, storeId }, location.id)).id);
+  }
+  return matched.map((product) => (product ? { id: product.id, levelId: levels.get(product.id)! } : null));
 }
 
-function origin(location: Location | null, store: Store) {
-  if (location) {
+/** The fulfillment group's origin: the named location's address, else the store's default origin address (spec 2.4). */
+function origin(location: Location, named: boolean, store: Store) {
+  if (named) {
     return {
       locationId: location.id,
       originName: location.name,
@@ -240,7 +247,7 @@ function origin(location: Location | null, store: Store) {
     };
   }
   return {
-    locationId: null,
+    locationId: location.id,
     originName: store.originName,
     originCompany: store.originCompany,
     originStreet1: store.originStreet1,
@@ -253,31 +260,33 @@ function origin(location: Location | null, store: Store) {
   };
 }
 
-/** Commits each matched level once, in id order so concurrent orders lock levels in the same order. */
-async function commitLines(tx: Tx, storeId: string, orderId: string, lines: ParsedLine[], matches: (MatchedProduct | null)[]): Promise<void> {
-  const byLevel = new Map<string, { quantity: number; firstLine: number }>();
-  lines.forEach((line, i) => {
+/**
+ * Commits each matched level once, in id order so concurrent orders lock levels in the
+ * same order, and returns how much of each line was oversold: a level's shortfall falls
+ * on its last lines.
+ */
+async function commitLines(tx: Tx, storeId: string, orderId: string, lines: ParsedLine[], matches: (MatchedProduct | null)[]): Promise<number[]> {
+  const byLevel = new Map<string, number[]>();
+  lines.forEach((_line, i) => {
     const levelId = matches[i]?.levelId;
-    if (!levelId) return;
-    const entry = byLevel.get(levelId) ?? { quantity: 0, firstLine: line.index };
-    entry.quantity += line.quantity;
-    byLevel.set(levelId, entry);
+    if (levelId) byLevel.set(levelId, [...(byLevel.get(levelId) ?? []), i]);
   });
+  const oversold = lines.map(() => 0);
   for (const levelId of [...byLevel.keys()].sort()) {
-    const { quantity, firstLine } = byLevel.get(levelId)!;
-    try {
-      await commitStock(tx, { storeId, levelId, quantity, reason: 'order', referenceId: orderId });
-    } catch (error) {
-      if (isDomainError(error) && error.code === 'UNPROCESSABLE_STATE') {
-        const path = `lineItems.${firstLine}.quantity`;
-        throw new UnprocessableState(`${path}: not enough stock to commit ${quantity} (${error.message})`, { path });
-      }
-      throw error;
+    const indexes = byLevel.get(levelId)!;
+    const quantity = indexes.reduce((sum, i) => sum + lines[i].quantity, 0);
+    const committed = await commitStock(tx, { storeId, levelId, quantity, reason: 'order', referenceId: orderId });
+    let covered = quantity - committed.oversold;
+    for (const i of indexes) {
+      const fromStock = Math.min(lines[i].quantity, covered);
+      covered -= fromStock;
+      oversold[i] = lines[i].quantity - fromStock;
     }
   }
+  return oversold;
 }
 
-function orderEventData(order: Order, lines: ParsedLine[], matches: (MatchedProduct | null)[], lineIds: string[], locationId: string | null) {
+function orderEventData(order: Order, lines: ParsedLine[], matches: (MatchedProduct | null)[], lineIds: string[], oversold: number[], locationId: string) {
   const format = (value: DecimalValue | null) => (value === null ? null : formatAmount(value, order.currency));
   return {
     id: order.id,
@@ -303,19 +312,20 @@ function orderEventData(order: Order, lines: ParsedLine[], matches: (MatchedProd
       quantity: line.quantity,
       sku: line.sku,
       price: format(line.price),
+      oversoldQuantity: oversold[i],
     })),
     createdAt: order.createdAt.toISOString(),
   };
 }
 
 async function writeOrder(tx: Tx, storeId: string, parsed: ParsedOrder): Promise<Order> {
-  const location = await fulfillmentLocation(tx, storeId, parsed.locationId);
+  // Taking the next number locks the store row, so order numbers never repeat or skip.
+  const store = await tx.store.update({ where: { id: storeId }, data: { nextOrderNumber: { increment: 1 } } });
+  const location = await fulfillmentLocation(tx, store, parsed.locationId);
   const matches = await matchProducts(tx, storeId, parsed.lines, location);
   const customer = parsed.customer.customerEmail
     ? await tx.customer.findUnique({ where: { storeId_email: { storeId, email: parsed.customer.customerEmail } }, select: { id: true } })
     : null;
-  // Taking the next number locks the store row, so order numbers never repeat or skip.
-  const store = await tx.store.update({ where: { id: storeId }, data: { nextOrderNumber: { increment: 1 } } });
   const id = newId('order');
   const [order] = await tx.order.createManyAndReturn({
     data: [
@@ -343,9 +353,10 @@ async function writeOrder(tx: Tx, storeId: string, parsed: ParsedOrder): Promise
   });
   if (!order) throw new Conflict(`an order with orderId "${parsed.externalId}" already exists`, { path: 'orderId' });
 
-  const group = origin(location, store);
+  const group = origin(location, parsed.locationId !== null, store);
   const groupId = newId('fulfillmentGroup');
   await tx.fulfillmentGroup.create({ data: { id: groupId, orderId: id, ...group } });
+  const oversold = await commitLines(tx, storeId, id, parsed.lines, matches);
   const lineIds = parsed.lines.map(() => newId('orderLineItem'));
   await tx.orderLineItem.createMany({
     data: parsed.lines.map((line, i) => ({
@@ -364,17 +375,22 @@ async function writeOrder(tx: Tx, storeId: string, parsed: ParsedOrder): Promise
       productId: matches[i]?.id ?? null,
       fulfillmentGroupId: groupId,
       committedLevelId: matches[i]?.levelId ?? null,
+      oversoldQuantity: oversold[i],
     })),
   });
-  await commitLines(tx, storeId, id, parsed.lines, matches);
-  await recordEvent(tx, { storeId, topic: 'order.created', subjectId: id, data: orderEventData(order, parsed.lines, matches, lineIds, group.locationId) });
+  await recordEvent(tx, {
+    storeId,
+    topic: 'order.created',
+    subjectId: id,
+    data: orderEventData(order, parsed.lines, matches, lineIds, oversold, group.locationId),
+  });
   return order;
 }
 
 /**
  * Creates an order in one transaction. Invalid input is refused before anything is
- * written; a duplicate orderId is a Conflict; stock that cannot be committed refuses
- * the whole order.
+ * written; a duplicate orderId is a Conflict. A valid order is always accepted: its
+ * sale has happened, so stock short of its lines is recorded as oversold, never refused.
  */
 export async function createOrder(db: Db | Tx, storeId: string, input: OrderInput): Promise<Order> {
   const parsed = parseOrder(input);

@@ -48,9 +48,9 @@ export function canApply(operation: ReturnOperation, status: ReturnStatus): bool
   return ALLOWED_FROM[operation].includes(status);
 }
 
-function assertAllowed(operation: ReturnOperation, target: { number: number; status: ReturnStatus }): void {
+function assertAllowed(operation: ReturnOperation, target: { label: string; status: ReturnStatus }): void {
   if (!canApply(operation, target.status)) {
-    throw new UnprocessableState(`return ${target.number} is ${target.status}: ${operation} is not allowed in that status`);
+    throw new UnprocessableState(`${target.label} is ${target.status}: ${operation} is not allowed in that status`);
   }
 }
 
@@ -206,11 +206,29 @@ const LOCKED_SELECT = {
   items: { select: { id: true, orderLineItemId: true, quantity: true, outcome: true, removedAt: true } },
 } satisfies Prisma.ReturnSelect;
 
+/**
+ * How messages name the return: as the caller named it (by svc_id, number, order name or
+ * order id), so nobody is told about an identifier they did not use.
+ */
+function labelOf(ref: ReturnRef): string {
+  const [first] = REF_KEYS.flatMap((key) => (ref[key] === null || ref[key] === undefined || ref[key] === '' ? [] : [key]));
+  switch (first) {
+    case 'orderName':
+      return `the return of order ${ref.orderName}`;
+    case 'orderId':
+      return `the return of order ${ref.orderId}`;
+    case 'number':
+      return `return ${ref.number}`;
+    default:
+      return `return ${ref.id}`;
+  }
+}
+
 /** Resolves the reference and locks the return's row until the transaction ends. */
 async function lockReturn(tx: Tx, storeId: string, ref: ReturnRef) {
   const id = await findReturnId(tx, storeId, ref);
   await tx.$queryRaw`SELECT "id" FROM "Return" WHERE "id" = ${id} FOR UPDATE`;
-  return tx.return.findUniqueOrThrow({ where: { id }, select: LOCKED_SELECT });
+  return { ...(await tx.return.findUniqueOrThrow({ where: { id }, select: LOCKED_SELECT })), label: labelOf(ref) };
 }
 
 async function lockOrder(tx: Tx, storeId: string, orderId: string): Promise<boolean> {
@@ -506,7 +524,7 @@ export async function resetReturn(db: Db, storeId: string, ref: ReturnRef): Prom
     for (const line of lines) {
       const wanted = target.items.filter((item) => item.orderLineItemId === line.id).reduce((sum, item) => sum + item.quantity, 0);
       if (wanted > line.quantity - (claimed.get(line.id) ?? 0)) {
-        throw new UnprocessableState(`return ${target.number} cannot be reset: line item ${line.externalId} is now claimed by another return`);
+        throw new UnprocessableState(`${target.label} cannot be reset: line item ${line.externalId} is now claimed by another return`);
       }
     }
     await tx.returnItem.updateMany({ where: { returnId: target.id }, data: { removedAt: null, refundAmount: null } });
@@ -523,13 +541,13 @@ export async function removeReturnItems(db: Db, storeId: string, ref: ReturnRef,
     const target = await lockReturn(tx, storeId, ref);
     const unknown = ids.filter((id) => !target.items.some((item) => item.id === id));
     if (unknown.length > 0) {
-      throw Invalid.of(unknown.map((id) => ({ path: 'lineItemIds', message: `${id} is not a line item of return ${target.number}` })));
+      throw Invalid.of(unknown.map((id) => ({ path: 'lineItemIds', message: `${id} is not a line item of ${target.label}` })));
     }
     assertAllowed('remove', target);
     const chosen = target.items.filter((item) => ids.includes(item.id));
     const gone = chosen.filter((item) => item.removedAt !== null);
     if (gone.length > 0) {
-      throw new UnprocessableState(`line item ${gone.map((item) => item.id).join(', ')} of return ${target.number} was already removed`);
+      throw new UnprocessableState(`line item ${gone.map((item) => item.id).join(', ')} of ${target.label} was already removed`);
     }
     const kept = chosen.filter((item) => item.outcome !== 'refund' && item.outcome !== 'credit');
     if (kept.length > 0) {
@@ -539,7 +557,7 @@ export async function removeReturnItems(db: Db, storeId: string, ref: ReturnRef,
     }
     const remaining = target.items.filter((item) => item.removedAt === null && !ids.includes(item.id));
     if (remaining.length === 0) {
-      throw new UnprocessableState(`the last remaining line item of return ${target.number} cannot be removed`);
+      throw new UnprocessableState(`the last remaining line item of ${target.label} cannot be removed`);
     }
     const now = new Date();
     await tx.returnItem.updateMany({ where: { id: { in: ids } }, data: { removedAt: now } });

@@ -4,7 +4,10 @@ import { isScope, SCOPES, type Scope } from '../auth/scopes.ts';
 import type { StoreKind } from '../generated/prisma/client.ts';
 import { Conflict, Invalid, NotFound } from './errors.ts';
 import { newId } from './ids.ts';
-import type { Db, Tx } from './tx.ts';
+import { inTransaction, type Db, type Tx } from './tx.ts';
+
+/** Name of the location every store is made with; orders that name no location commit stock there. */
+export const DEFAULT_LOCATION_NAME = 'Default location';
 
 export async function createStore(db: Db | Tx, input: { name: string; kind?: StoreKind; currency?: string }): Promise<{ id: string }> {
   const name = input.name.trim();
@@ -13,8 +16,15 @@ export async function createStore(db: Db | Tx, input: { name: string; kind?: Sto
   if (kind !== 'MERCHANT' && kind !== 'FULFILLMENT_SERVICE') {
     throw new Invalid('kind must be MERCHANT or FULFILLMENT_SERVICE', { path: 'kind' });
   }
-  const store = await db.store.create({ data: { id: newId('store'), name, kind, currency: input.currency ?? 'USD' } });
-  return { id: store.id };
+  const id = newId('store');
+  const locationId = newId('location');
+  await inTransaction(db, async (tx) => {
+    await tx.store.create({
+      data: { id, name, kind, currency: input.currency ?? 'USD', locations: { create: { id: locationId, name: DEFAULT_LOCATION_NAME } } },
+    });
+    await tx.store.update({ where: { id }, data: { defaultLocationId: locationId } });
+  });
+  return { id };
 }
 
 export async function linkFulfillmentService(db: Db | Tx, merchantId: string, fulfillmentServiceId: string): Promise<void> {

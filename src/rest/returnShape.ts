@@ -8,7 +8,7 @@ export const REST_RETURN_FRAGMENT = `
     id status type createdAt updatedAt carrier trackingNumber labelStatus labelUrl tags
     order {
       id name
-      customer { email phoneNumber firstName lastName }
+      submittedCustomer { email phoneNumber firstName lastName }
       shippingAddress { address1 address2 city province country postalCode }
     }
     items { id quantity reason outcome unitPrice { amount currency } orderLineItem { id title sku externalProductId } }
@@ -21,8 +21,8 @@ export const REST_RETURN_FRAGMENT = `
 export const REST_ORDER_FRAGMENT = `
   fragment RestOrder on Order {
     id name externalId
-    customer { email firstName lastName }
-    lineItems { id title quantity price { amount currency } fulfillmentLocationId }
+    submittedCustomer { email firstName lastName }
+    lineItems { id title quantity price { amount currency } fulfillmentLocation { id } }
     totalDiscount { amount currency }
     subtotalPrice { amount currency }
     shippingCost { amount currency }
@@ -49,7 +49,7 @@ export interface RestReturnNode {
   order: {
     id: string;
     name: string;
-    customer: { email: string | null; phoneNumber: string | null; firstName: string | null; lastName: string | null } | null;
+    submittedCustomer: { email: string | null; phoneNumber: string | null; firstName: string | null; lastName: string | null } | null;
     shippingAddress: {
       address1: string | null;
       address2: string | null;
@@ -77,8 +77,8 @@ export interface RestOrderNode {
   id: string;
   name: string;
   externalId: string;
-  customer: { email: string | null; firstName: string | null; lastName: string | null } | null;
-  lineItems: { id: string; title: string; quantity: number; price: MoneyNode | null; fulfillmentLocationId: string | null }[];
+  submittedCustomer: { email: string | null; firstName: string | null; lastName: string | null } | null;
+  lineItems: { id: string; title: string; quantity: number; price: MoneyNode | null; fulfillmentLocation: { id: string } | null }[];
   totalDiscount: MoneyNode | null;
   subtotalPrice: MoneyNode | null;
   shippingCost: MoneyNode | null;
@@ -90,7 +90,7 @@ export interface RestOrderNode {
 const NO_COVERAGE = { covered: false, returnsCoverage: false, packageProtection: false, finalSaleCoverage: false };
 
 export function restReturn(node: RestReturnNode) {
-  const customer = node.order.customer;
+  const customer = node.order.submittedCustomer;
   const address = node.order.shippingAddress;
   const labelled = node.labelUrl !== null || node.trackingNumber !== null;
   return {
@@ -140,8 +140,8 @@ export function restOrder(node: RestOrderNode) {
     name: node.name,
     externalId: node.externalId,
     customer: {
-      name: { given: node.customer?.firstName ?? null, surname: node.customer?.lastName ?? null },
-      emailAddress: node.customer?.email ?? null,
+      name: { given: node.submittedCustomer?.firstName ?? null, surname: node.submittedCustomer?.lastName ?? null },
+      emailAddress: node.submittedCustomer?.email ?? null,
     },
     items: node.lineItems.map((line) => ({
       id: line.id,
@@ -149,7 +149,7 @@ export function restOrder(node: RestOrderNode) {
       variant: { name: line.title },
       quantity: line.quantity,
       price: line.price,
-      fulfillmentLocationId: line.fulfillmentLocationId,
+      fulfillmentLocationId: line.fulfillmentLocation?.id ?? null,
     })),
     discounts: node.totalDiscount,
     lineItemsTotal: node.subtotalPrice,
@@ -257,7 +257,7 @@ export const ORDER_SCHEMA: JsonSchema = object(
         variant: object({ name: { type: 'string' } }),
         quantity: { type: 'integer' },
         price: nullable(MONEY_SCHEMA),
-        fulfillmentLocationId: { type: ['string', 'null'], description: 'Null when the store default origin is used' },
+        fulfillmentLocationId: { type: ['string', 'null'], description: "Location fulfilling the line (the order's locationId, else the store's default location); null for older orders" },
       }),
     },
     discounts: nullable(MONEY_SCHEMA),

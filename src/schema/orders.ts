@@ -5,6 +5,7 @@ import { createOrder, type OrderAddressInput } from '../domain/orders.ts';
 import { builder } from './builder.ts';
 import { hasAnyScope, storeIdOf } from './context.ts';
 import { money, Money } from './scalars.ts';
+import { Location } from './inventory.ts';
 
 // Order readers: order clients, and return clients (a return shows the order it belongs to).
 const ORDER_AUDIENCE: readonly Scope[] = ['orders_read', 'orders_write', 'returns_read', 'returns_write'];
@@ -66,15 +67,24 @@ export const OrderLineItem = builder.prismaObject('OrderLineItem', {
       select: { order: { select: { currency: true } } },
       resolve: (item) => money(item.discount, item.order.currency),
     }),
-    productId: t.exposeID('productId', { nullable: true, description: "Our product the line matched by productId or sku, if any" }),
+    product: t.relation('product', {
+      nullable: true,
+      description: "Our product the line matched by the merchant's productId or sku, if any",
+      authScopes: { scope: 'products_read' },
+    }),
     externalProductId: t.exposeString('externalProductId', { nullable: false, description: "The merchant's productId" }),
     externalVariantId: t.exposeString('externalVariantId', { nullable: true }),
     imageUrl: t.exposeString('imageUrl', { nullable: true }),
-    fulfillmentLocationId: t.id({
+    oversoldQuantity: t.exposeInt('oversoldQuantity', {
+      nullable: false,
+      description: 'Units of the line committed beyond what was available at its location (0 when stock covered it)',
+    }),
+    fulfillmentLocation: t.field({
+      type: Location,
       nullable: true,
-      description: 'Location fulfilling the line; null when the store default origin is used',
-      select: { fulfillmentGroup: { select: { locationId: true } } },
-      resolve: (item) => item.fulfillmentGroup?.locationId ?? null,
+      description: 'Location fulfilling the line (null only for orders made before every store had a default location)',
+      select: (_args, _ctx, nestedSelection) => ({ fulfillmentGroup: { select: { location: nestedSelection(true) } } }),
+      resolve: (item) => item.fulfillmentGroup?.location ?? null,
     }),
     order: t.relation('order', { nullable: false }),
   }),
@@ -91,10 +101,14 @@ export const Order = builder.prismaNode('Order', {
     externalId: t.exposeString('externalId', { nullable: false, description: "The merchant's orderId" }),
     placedAt: t.expose('placedAt', { nullable: false, type: 'DateTime', description: 'createdAt of the creation request' }),
     currency: t.exposeString('currency', { nullable: false, description: 'ISO 4217 code' }),
-    customerId: t.exposeID('customerId', { nullable: true, description: 'Our customer with the order e-mail, if one existed' }),
-    customer: t.field({
+    customer: t.relation('customer', {
+      nullable: true,
+      description: 'Our customer with the order e-mail, if one existed when the order was made',
+    }),
+    submittedCustomer: t.field({
       type: OrderCustomer,
       nullable: true,
+      description: 'The customer as the merchant submitted it with the order',
       resolve: (order) => {
         const customer = {
           externalId: order.customerExternalId,
@@ -116,11 +130,14 @@ export const Order = builder.prismaNode('Order', {
     shippingCost: t.field({ type: Money, nullable: true, resolve: (o) => money(o.shippingCost, o.currency) }),
     shippingAddress: t.field({ type: OrderAddress, nullable: true, resolve: (o) => o.shippingAddress as AddressShape | null }),
     billingAddress: t.field({ type: OrderAddress, nullable: true, resolve: (o) => o.billingAddress as AddressShape | null }),
-    fulfillmentLocationId: t.id({
+    fulfillmentLocation: t.field({
+      type: Location,
       nullable: true,
-      description: 'Location the order is fulfilled from; null when the store default origin is used',
-      select: { fulfillmentGroups: { select: { locationId: true }, orderBy: { createdAt: 'asc' }, take: 1 } },
-      resolve: (o) => o.fulfillmentGroups[0]?.locationId ?? null,
+      description: "Location the order is fulfilled from and commits stock at: its locationId, else the store's default location",
+      select: (_args, _ctx, nestedSelection) => ({
+        fulfillmentGroups: { select: { location: nestedSelection(true) }, orderBy: { createdAt: 'asc' }, take: 1 },
+      }),
+      resolve: (o) => o.fulfillmentGroups[0]?.location ?? null,
     }),
     tags: t.exposeStringList('tags', { nullable: false }),
     createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime' }),
@@ -206,10 +223,10 @@ const OrderInput = builder.inputType('OrderInput', {
     totalDiscount: t.field({ type: 'Decimal', required: false }),
     billingAddress: t.field({ type: OrderAddressInput, required: false }),
     tags: t.stringList({ required: false }),
-    currencyCode: t.string({ required: false, description: 'ISO 4217; the store currency when omitted' }),
+    currency: t.string({ required: false, description: 'ISO 4217, as Money.currency; the store currency when omitted' }),
     locationId: t.id({
       required: false,
-      description: "Fulfillment location (loc_): the store's own or a linked fulfillment service's; the store default origin when omitted",
+      description: "Fulfillment location (loc_): the store's own or a linked fulfillment service's; the store's default location when omitted",
     }),
   }),
 });

@@ -9,6 +9,11 @@ builder.prismaObject('Store', {
     name: t.exposeString('name'),
     kind: t.expose('kind', { type: StoreKind }),
     currency: t.exposeString('currency'),
+    defaultLocation: t.relation('defaultLocation', {
+      nullable: true,
+      description: 'Where orders that name no location commit stock (change it with locationSetDefault)',
+      authScopes: { scope: 'locations_read' },
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),

@@ -34,10 +34,11 @@ describe('commitStock', () => {
   it('commits and releases stock for an order, with ledger row and event', async () => {
     const level = await freshLevel(10);
     const committed = await db.prisma.$transaction((tx) => commitStock(tx, { storeId, levelId: level.id, quantity: 4, reason: 'order', referenceId: 'ord_1' }));
-    expect(committed).toMatchObject({ quantity: 10, committed: 4, reserved: 0 });
-    expect(availableOf(committed)).toBe(6);
+    expect(committed.level).toMatchObject({ quantity: 10, committed: 4, reserved: 0 });
+    expect(committed.oversold).toBe(0);
+    expect(availableOf(committed.level)).toBe(6);
     const released = await db.prisma.$transaction((tx) => commitStock(tx, { storeId, levelId: level.id, quantity: -1, reason: 'order_edited', referenceId: 'ord_1' }));
-    expect(released.committed).toBe(3);
+    expect(released.level.committed).toBe(3);
     const ledger = await db.prisma.inventoryAdjustment.findMany({ where: { levelId: level.id, reason: { startsWith: 'order' } }, orderBy: { createdAt: 'asc' } });
     expect(ledger.map((l) => [l.committedDelta, l.referenceId])).toEqual([
       [4, 'ord_1'],
@@ -47,11 +48,26 @@ describe('commitStock', () => {
     expect(events.at(-1)).toMatchObject({ topic: 'inventory_level.updated', storeId, data: expect.objectContaining({ committed: 3, available: 7 }) });
   });
 
-  it('refuses to commit more than is on hand, and to release below zero', async () => {
+  it('commits past the quantity on hand as oversold (negative available), and refuses to release below zero', async () => {
     const level = await freshLevel(2);
-    await expect(db.prisma.$transaction((tx) => commitStock(tx, { storeId, levelId: level.id, quantity: 3, reason: 'order' }))).rejects.toBeInstanceOf(UnprocessableState);
     await expect(db.prisma.$transaction((tx) => commitStock(tx, { storeId, levelId: level.id, quantity: -1, reason: 'order' }))).rejects.toBeInstanceOf(UnprocessableState);
-    expect(await db.prisma.inventoryLevel.findUniqueOrThrow({ where: { id: level.id } })).toMatchObject({ committed: 0, quantity: 2 });
+    const first = await db.prisma.$transaction((tx) => commitStock(tx, { storeId, levelId: level.id, quantity: 3, reason: 'order' }));
+    expect(first.oversold).toBe(1);
+    const second = await db.prisma.$transaction((tx) => commitStock(tx, { storeId, levelId: level.id, quantity: 2, reason: 'order' }));
+    expect(second.oversold).toBe(2);
+    expect(second.level).toMatchObject({ committed: 5, quantity: 2 });
+    expect(availableOf(second.level)).toBe(-3);
+  });
+
+  it('lets an oversold level receive stock and release commitments, but not shrink further', async () => {
+    const level = await freshLevel(1);
+    await db.prisma.$transaction((tx) => commitStock(tx, { storeId, levelId: level.id, quantity: 4, reason: 'order' }));
+    const received = await adjustInventory(db.prisma, storeId, { inventoryLevelId: level.id, quantityDelta: 2, reason: 'received' });
+    expect(received).toMatchObject({ quantity: 3, committed: 4 });
+    await expect(adjustInventory(db.prisma, storeId, { inventoryLevelId: level.id, quantityDelta: -1, reason: 'shrink' })).rejects.toBeInstanceOf(UnprocessableState);
+    const shipped = await adjustInventory(db.prisma, storeId, { inventoryLevelId: level.id, quantityDelta: -3, committedDelta: -3, reason: 'shipped' });
+    expect(shipped).toMatchObject({ quantity: 0, committed: 1 });
+    expect(availableOf(shipped)).toBe(-1);
   });
 
   it("refuses another store's level as NotFound", async () => {
@@ -74,16 +90,15 @@ describe('commitStock', () => {
     expect((await db.prisma.inventoryLevel.findUniqueOrThrow({ where: { id: level.id } })).committed).toBe(0);
   });
 
-  it('serialises concurrent commitments of one level: never more than on hand', async () => {
+  it('serialises concurrent commitments of one level: exactly the units past stock are oversold', async () => {
     const level = await freshLevel(10);
-    const results = await Promise.allSettled(
+    const results = await Promise.all(
       Array.from({ length: 16 }, (_, i) => db.prisma.$transaction((tx) => commitStock(tx, { storeId, levelId: level.id, quantity: 1, reason: 'order', referenceId: `ord_${i}` }), { timeout: 30_000, maxWait: 30_000 })),
     );
-    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
-    expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof UnprocessableState)).toBe(true);
+    expect(results.filter((r) => r.oversold === 1)).toHaveLength(6);
     const final = await db.prisma.inventoryLevel.findUniqueOrThrow({ where: { id: level.id } });
-    expect(final.committed).toBe(10);
-    expect(await db.prisma.inventoryAdjustment.count({ where: { levelId: level.id, reason: 'order' } })).toBe(10);
+    expect(final.committed).toBe(16);
+    expect(await db.prisma.inventoryAdjustment.count({ where: { levelId: level.id, reason: 'order' } })).toBe(16);
   });
 });
 

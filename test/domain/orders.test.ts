@@ -3,7 +3,7 @@
 // matching, stock committed once per level, exact amounts, order numbers, the event.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.ts';
-import { Conflict, Invalid, UnprocessableState } from '../../src/domain/errors.ts';
+import { Conflict, Invalid } from '../../src/domain/errors.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { createOrder, type OrderInput } from '../../src/domain/orders.ts';
 import { createStore, linkFulfillmentService } from '../../src/domain/stores.ts';
@@ -65,7 +65,7 @@ describe('createOrder', () => {
           { id: 'a', productId: 'p', title: '', quantity: 2.5, discount: '1.00001' },
         ],
         totalTax: '-0.01',
-        currencyCode: 'pounds',
+        currency: 'pounds',
         shipping: { cost: 'abc' },
         customer: { email: 'nope' },
       }),
@@ -83,7 +83,7 @@ describe('createOrder', () => {
         'lineItems.1.quantity',
         'lineItems.1.discount',
         'totalTax',
-        'currencyCode',
+        'currency',
         'shipping.cost',
         'customer.email',
       ].sort(),
@@ -161,14 +161,42 @@ describe('createOrder', () => {
     expect(error.path).toBe('locationId');
   });
 
-  it('refuses the whole order when a level has too little on hand, naming the line', async () => {
-    const before = await rowCounts(db);
-    const error = await refusal(
-      createOrder(db.prisma, storeId, input({ locationId: warehouse, lineItems: [{ id: '1', productId: 'p', title: 'x', quantity: 1 }, { id: '2', productId, title: 'Kettle', quantity: 1000 }] })),
-      UnprocessableState,
+  it('accepts an order whose lines exceed the stock: the shortfall is oversold on the last lines, available goes negative', async () => {
+    const before = await levelAt(warehouse);
+    const available = before.quantity - before.committed - before.reserved;
+    const order = await createOrder(
+      db.prisma,
+      storeId,
+      input({
+        orderId: 'OVERSOLD-1',
+        locationId: warehouse,
+        lineItems: [
+          { id: '1', productId, title: 'Kettle', quantity: available - 1 },
+          { id: '2', productId: 'p', title: 'Unknown thing', quantity: 1 },
+          { id: '3', productId, title: 'Kettle again', quantity: 4 },
+        ],
+      }),
     );
-    expect(error.path).toBe('lineItems.1.quantity');
-    expect(await rowCounts(db)).toEqual(before);
+    const after = await levelAt(warehouse);
+    expect(after.committed).toBe(before.committed + available + 3);
+    expect(after.quantity - after.committed - after.reserved).toBe(-3);
+    const lines = await db.prisma.orderLineItem.findMany({ where: { orderId: order.id }, orderBy: { position: 'asc' } });
+    expect(lines.map((l) => l.oversoldQuantity)).toEqual([0, 0, 3]);
+    const events = await db.prisma.event.findMany({ where: { OR: [{ subjectId: order.id }, { subjectId: after.id }] }, orderBy: { createdAt: 'asc' } });
+    const created = events.find((e) => e.topic === 'order.created')!;
+    expect((created.data as { lineItems: { oversoldQuantity: number }[] }).lineItems.map((l) => l.oversoldQuantity)).toEqual([0, 0, 3]);
+    expect(events.find((e) => e.topic === 'inventory_level.updated' && e.subjectId === after.id && (e.data as { available: number }).available === -3)).toBeDefined();
+  });
+
+  it("commits at the store's default location when the order names none, making the level it lacks", async () => {
+    const store = await db.prisma.store.findUniqueOrThrow({ where: { id: storeId } });
+    const order = await createOrder(db.prisma, storeId, input({ orderId: 'DEFAULT-LOC', lineItems: [{ id: '1', productId, title: 'Kettle', quantity: 2 }] }));
+    const group = await db.prisma.fulfillmentGroup.findFirstOrThrow({ where: { orderId: order.id } });
+    expect(group.locationId).toBe(store.defaultLocationId);
+    const level = await levelAt(store.defaultLocationId!);
+    expect(level).toMatchObject({ quantity: 0, committed: 2 });
+    const line = await db.prisma.orderLineItem.findFirstOrThrow({ where: { orderId: order.id } });
+    expect(line).toMatchObject({ committedLevelId: level.id, oversoldQuantity: 2 });
   });
 
   it('records order.created with the order and its lines', async () => {

@@ -9,6 +9,7 @@ let server: TestServer;
 let store: TestStore;
 let other: TestStore;
 let warehouse: string;
+let defaultLocation: string;
 let productId: string;
 
 beforeAll(async () => {
@@ -20,16 +21,17 @@ beforeAll(async () => {
   productId = newId('product');
   await server.db.prisma.product.create({ data: { id: productId, storeId: store.storeId, title: 'Lamp', sku: 'LAMP' } });
   await server.db.prisma.inventoryLevel.create({ data: { id: newId('inventoryLevel'), storeId: store.storeId, productId, locationId: warehouse, quantity: 9 } });
+  defaultLocation = (await server.db.prisma.store.findUniqueOrThrow({ where: { id: store.storeId } })).defaultLocationId!;
 });
 afterAll(async () => server?.close());
 
 const ORDER_FIELDS = `
-  id name externalId placedAt currency customerId tags
-  customer { externalId email phoneNumber name firstName lastName }
+  id name externalId placedAt currency tags customer { id }
+  submittedCustomer { externalId email phoneNumber name firstName lastName }
   totalPrice { amount currency } subtotalPrice { amount currency } totalTax { amount } totalDiscount { amount } shippingCost { amount }
   shippingMethod shippingAddress { address1 city province country postalCode } billingAddress { address1 address2 }
-  fulfillmentLocationId
-  lineItems { id externalId position title quantity sku price { amount currency } discount { amount } productId externalProductId externalVariantId imageUrl fulfillmentLocationId order { id } }
+  fulfillmentLocation { id }
+  lineItems { id externalId position title quantity sku price { amount currency } discount { amount } product { id } externalProductId externalVariantId imageUrl oversoldQuantity fulfillmentLocation { id } order { id } }
   createdAt updatedAt`;
 
 const CREATE = `mutation ($input: OrderInput!) { createOrder(input: $input) { ${ORDER_FIELDS} } }`;
@@ -45,7 +47,7 @@ describe('createOrder', () => {
     const res = await create({
       orderId: 'G-1',
       createdAt: '2026-04-01T08:00:00-04:00',
-      currencyCode: 'JPY',
+      currency: 'JPY',
       totalPrice: '1500',
       subtotalPrice: 1400,
       totalTax: '100',
@@ -68,9 +70,9 @@ describe('createOrder', () => {
       externalId: 'G-1',
       placedAt: '2026-04-01T12:00:00.000Z',
       currency: 'JPY',
-      customerId: null,
+      customer: null,
       tags: ['web'],
-      customer: { externalId: 'cust-1', email: 'g@example.com', phoneNumber: null, name: null, firstName: 'Gee', lastName: null },
+      submittedCustomer: { externalId: 'cust-1', email: 'g@example.com', phoneNumber: null, name: null, firstName: 'Gee', lastName: null },
       totalPrice: { amount: '1500', currency: 'JPY' },
       subtotalPrice: { amount: '1400', currency: 'JPY' },
       totalTax: { amount: '100' },
@@ -79,7 +81,7 @@ describe('createOrder', () => {
       shippingMethod: 'Post',
       shippingAddress: { address1: '1-1 Chiyoda', city: 'Tokyo', province: null, country: 'JP', postalCode: null },
       billingAddress: { address1: 'Bill 1', address2: null },
-      fulfillmentLocationId: warehouse,
+      fulfillmentLocation: { id: warehouse },
     });
     expect(order.lineItems).toEqual([
       {
@@ -91,11 +93,12 @@ describe('createOrder', () => {
         sku: null,
         price: { amount: '700', currency: 'JPY' },
         discount: { amount: '0' },
-        productId,
+        product: { id: productId },
         externalProductId: productId,
         externalVariantId: null,
         imageUrl: 'https://img.example/lamp.png',
-        fulfillmentLocationId: warehouse,
+        oversoldQuantity: 0,
+        fulfillmentLocation: { id: warehouse },
         order: { id: order.id },
       },
       {
@@ -107,11 +110,12 @@ describe('createOrder', () => {
         sku: 'X',
         price: null,
         discount: null,
-        productId: null,
+        product: null,
         externalProductId: 'ext',
         externalVariantId: 'v9',
         imageUrl: null,
-        fulfillmentLocationId: warehouse,
+        oversoldQuantity: 0,
+        fulfillmentLocation: { id: warehouse },
         order: { id: order.id },
       },
     ]);
@@ -119,7 +123,13 @@ describe('createOrder', () => {
 
   it('formats amounts with the currency digits and keeps finer ones', async () => {
     const res = await create({ orderId: 'G-2', createdAt: '2026-04-01T00:00:00Z', totalPrice: '12.5', subtotalPrice: '0.125', lineItems: [{ id: 'a', productId: 'p', title: 'T', quantity: 1 }] });
-    expect((res.data as { createOrder: OrderData }).createOrder).toMatchObject({ currency: 'USD', totalPrice: { amount: '12.50' }, subtotalPrice: { amount: '0.125' }, customer: null, fulfillmentLocationId: null });
+    expect((res.data as { createOrder: OrderData }).createOrder).toMatchObject({
+      currency: 'USD',
+      totalPrice: { amount: '12.50' },
+      subtotalPrice: { amount: '0.125' },
+      submittedCustomer: null,
+      fulfillmentLocation: { id: defaultLocation },
+    });
   });
 
   it('answers invalid input with BAD_USER_INPUT and the issues, a duplicate with CONFLICT', async () => {
@@ -142,7 +152,8 @@ describe('createOrder', () => {
     const reader = await addApiClient(server.db, store.storeId, ['orders_read']);
     const input = { orderId: 'G-5', createdAt: '2026-04-01T00:00:00Z', lineItems: [{ id: 'a', productId: 'p', title: 'T', quantity: 1 }] };
     expect((await create(input, reader.secret)).errors?.[0].extensions?.code).toBe('FORBIDDEN');
-    const writer = await addApiClient(server.db, store.storeId, ['orders_write']);
+    // Reading the order back in full also reads its linked product and customer, which take their own scopes.
+    const writer = await addApiClient(server.db, store.storeId, ['orders_write', 'products_read', 'customers_read']);
     const made = await create(input, writer.secret);
     expect(made.errors).toBeUndefined();
     expect((made.data as { createOrder: OrderData }).createOrder.lineItems).toHaveLength(1);

@@ -273,6 +273,15 @@ describe('createReturn with an idempotency key', () => {
 });
 
 describe('operations', () => {
+  it('names the return in refusals the way the caller named it', async () => {
+    const order = await createTestOrder(db, storeId);
+    const ret = await insertTestReturn(db, storeId, order, { status: 'complete' });
+    await expect(processReturn(db.prisma, storeId, { id: ret.id })).rejects.toThrow(`return ${ret.id} is complete`);
+    await expect(processReturn(db.prisma, storeId, { number: ret.number })).rejects.toThrow(`return ${ret.number} is complete`);
+    await expect(processReturn(db.prisma, storeId, { orderName: order.name })).rejects.toThrow(`the return of order ${order.name} is complete`);
+    await expect(processReturn(db.prisma, storeId, { id: ret.id })).rejects.not.toThrow(new RegExp(`return ${ret.number}\\b`));
+  });
+
   it('process completes the return and records refunds and credits', async () => {
     const order = await createTestOrder(db, storeId, {
       lines: [{ price: '30.00' }, { price: '20.00' }, { price: '10.00' }],

@@ -169,14 +169,16 @@ describe('creating an order', () => {
 });
 
 describe('fulfillment location and stock', () => {
-  it("takes the origin from the store's default address and commits nothing when locationId is omitted", async () => {
+  it("takes the origin from the store's default address and commits at its default location when locationId is omitted", async () => {
     const before = await level(shirt.id, warehouse);
+    const { defaultLocationId } = await server.db.prisma.store.findUniqueOrThrow({ where: { id: store.storeId } });
     const res = await post(order({ lineItems: [{ id: '1', productId: shirt.id, title: 'Shirt', quantity: 2 }] }));
     const saved = await stored((res.body as { orderId: string }).orderId);
     expect(saved.fulfillmentGroups).toHaveLength(1);
-    expect(saved.fulfillmentGroups[0]).toMatchObject({ locationId: null, originName: 'Head office', originStreet1: '1 Market St', originCity: 'San Francisco', originCountryCode: 'US' });
-    expect(saved.lineItems[0].productId).toBe(shirt.id);
+    expect(saved.fulfillmentGroups[0]).toMatchObject({ locationId: defaultLocationId, originName: 'Head office', originStreet1: '1 Market St', originCity: 'San Francisco', originCountryCode: 'US' });
+    expect(saved.lineItems[0]).toMatchObject({ productId: shirt.id, oversoldQuantity: 2 });
     expect((await level(shirt.id, warehouse)).committed).toBe(before.committed);
+    expect(await level(shirt.id, defaultLocationId!)).toMatchObject({ quantity: 0, committed: 2 });
   });
 
   it("commits at the store's own location by our product id and by sku, and takes the origin from it", async () => {
@@ -220,12 +222,16 @@ describe('fulfillment location and stock', () => {
     expect(await rowCounts(server.db)).toEqual(before);
   });
 
-  it('refuses with a 422 problem when a line cannot commit its quantity; nothing written', async () => {
-    const before = await rowCounts(server.db);
+  it('accepts an order whose lines exceed the stock on hand: 200, the shortfall recorded as oversold', async () => {
+    const before = await level(mug.id, warehouse);
     const res = await post(order({ locationId: warehouse, lineItems: [{ id: '1', productId: 'ok', title: 'Other', quantity: 1 }, { id: '2', productId: mug.id, title: 'Mug', quantity: 50 }] }));
-    expectProblem(res, 422);
-    expect((res.body as { detail: string }).detail).toContain('lineItems.1.quantity');
-    expect(await rowCounts(server.db)).toEqual(before);
+    expect(res.status).toBe(200);
+    const saved = await stored((res.body as { orderId: string }).orderId);
+    const after = await level(mug.id, warehouse);
+    expect(after.committed).toBe(before.committed + 50);
+    const shortfall = 50 - Math.max(0, before.quantity - before.committed - before.reserved);
+    expect(saved.lineItems.map((l) => l.oversoldQuantity)).toEqual([0, shortfall]);
+    expect(after.quantity - after.committed - after.reserved).toBe(-shortfall);
   });
 });
 

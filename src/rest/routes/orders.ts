@@ -3,15 +3,15 @@
 // 401 and 409 are `{error}` bodies (the route's errorStyle, which the door honours
 // too), anything else problem+json. The body's JSON types are checked here against
 // the documented schema (properties the schema does not name are ignored, as the
-// specification does not forbid them); every value rule is the domain's. Stock that
-// cannot be committed is a 422 problem, so that 409 keeps the one meaning decisions.md gives it.
+// specification does not forbid them); every value rule is the domain's. The body's
+// `currencyCode` is the v3 input's `currency`, and messages name it as the request does.
 import type { ExecutionResult } from 'graphql';
 import { json } from '../../door.ts';
 import type { JsonSchema, Route, RouteInput } from '../../routeTable.ts';
 import type { ClassifiedError } from '../../schema/errors.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { checkShape } from '../bodyShape.ts';
-import { problem, problemFromError } from '../problem.ts';
+import { problemFromError } from '../problem.ts';
 
 const AMOUNT = (description: string): JsonSchema => ({ type: 'number', minimum: 0, description: `${description}; a decimal amount in the order currency, not minor units` });
 
@@ -112,25 +112,30 @@ const VARIABLE_ERROR = /^Variable "\$input" got invalid value .*? at "input\.([^
  * errors names one field; otherwise the domain's message already names them.
  */
 function inputMessage(outcome: { error: ClassifiedError; result: ExecutionResult }): string {
-  if ('data' in outcome.result || !outcome.result.errors?.length) return outcome.error.message;
+  if ('data' in outcome.result || !outcome.result.errors?.length) return restFieldNames(outcome.error.message);
   return outcome.result.errors
     .map((e) => {
       const match = VARIABLE_ERROR.exec(e.message);
-      return match ? `${match[1].replace(/\[(\d+)\]/g, '.$1')}: ${match[2]}` : e.message;
+      return match ? `${restFieldNames(match[1].replace(/\[(\d+)\]/g, '.$1'))}: ${match[2]}` : e.message;
     })
     .join('; ');
+}
+
+/** The request names the order currency `currencyCode` (spec 2.4); the v3 input calls it `currency`. */
+function restFieldNames(message: string): string {
+  return message.replace(/(^|; )currency(?=:)/g, '$1currencyCode');
 }
 
 async function create(input: RouteInput) {
   const shape = checkShape(ORDER_REQUEST, input.body);
   if (shape.issues.length > 0) return error(400, shape.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '));
-  const outcome = await runOperation<{ createOrder: { id: string; externalId: string } }>(CREATE, { input: shape.value }, input.ctx);
+  const { currencyCode, ...order } = shape.value as Record<string, unknown>;
+  const variables = { input: currencyCode === undefined ? order : { ...order, currency: currencyCode } };
+  const outcome = await runOperation<{ createOrder: { id: string; externalId: string } }>(CREATE, variables, input.ctx);
   if (outcome.ok) return json(200, { orderId: outcome.data.createOrder.id, externalOrderId: outcome.data.createOrder.externalId });
   const failure = outcome.error;
   if (failure.code === 'BAD_USER_INPUT') return error(400, inputMessage(outcome));
   if (failure.code === 'CONFLICT') return error(409, failure.message);
-  // Stock that cannot be committed: the request is well formed, the store's state refuses it.
-  if (failure.code === 'UNPROCESSABLE') return problem(422, failure.message, { instance: input.instance, errors: failure.issues });
   return problemFromError(failure, input.instance);
 }
 
@@ -145,17 +150,14 @@ export const orderRoutes: Route[] = [
       tag: 'Orders',
       description:
         'Creates an order with line items, customer information and shipping details. Lines whose productId or sku ' +
-        "matches one of the store's products with an inventory level at the fulfillment location commit their quantity there.",
+        "matches one of the store's products commit their quantity at the fulfillment location (`locationId`, else the store's " +
+        'default location); a valid order is never refused for stock: what exceeds the available quantity is recorded as oversold.',
       requestBody: { required: true, schema: ORDER_REQUEST, description: 'Order creation request' },
       responses: {
         '200': { description: 'The order was created', schema: ORDER_RESPONSE },
         '400': { description: 'Invalid body; the message names the offending field', schema: ERROR_BODY },
         '401': { description: 'Missing, malformed, unknown or revoked API secret', schema: ERROR_BODY },
         '409': { description: 'An order with this orderId already exists in the store', schema: ERROR_BODY },
-        '422': {
-          description: 'A line cannot commit its quantity: the inventory level at the fulfillment location has too little on hand',
-          problem: true,
-        },
       },
     },
     handle: create,
