@@ -3,6 +3,7 @@
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { Logger } from './logger.ts';
+import type { Metrics } from './metrics.ts';
 import { pruneRateLimitWindows } from './auth/rateLimit.ts';
 import { configureWebhookAddressPolicy, webhookAddressPolicy } from './domain/webhooks.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
@@ -11,10 +12,10 @@ export interface BackgroundWork {
   stop(): Promise<void>;
 }
 
-export function startBackgroundWork({ db, config, logger }: { db: Database; config: Config; logger: Logger }): BackgroundWork {
+export function startBackgroundWork({ db, config, logger, metrics }: { db: Database; config: Config; logger: Logger; metrics?: Metrics }): BackgroundWork {
   // Subscriptions written through this instance are checked with the same policy its dispatcher delivers with.
   configureWebhookAddressPolicy({ allowLoopback: config.webhooksAllowLoopback });
-  const dispatcher = config.webhookDispatcher ? new WebhookDispatcher({ db, logger, policy: webhookAddressPolicy() }) : undefined;
+  const dispatcher = config.webhookDispatcher ? new WebhookDispatcher({ db, logger, policy: webhookAddressPolicy(), onAttempt: metrics?.webhookAttempt }) : undefined;
   dispatcher?.start();
   if (dispatcher) logger.info('webhook dispatcher started', { instanceId: dispatcher.instanceId, allowLoopback: config.webhooksAllowLoopback });
 

@@ -1,28 +1,38 @@
 // Admin commands. Each prints one JSON line on success; failures print
-// {"error": "..."} on stderr and exit 1. Uses the same DATABASE_URL rule as the
-// server, and talks to a running server's embedded database through its socket.
+// {"error": "..."} on stderr and exit 1, except usage mistakes, which print the usage
+// as plain text on stderr (exit 1); `--help` prints it on stdout (exit 0) without
+// opening the database. Uses the same DATABASE_URL rule as the server, and talks to a
+// running server's embedded database through its socket.
 import { parseArgs } from 'node:util';
-import { loadConfig } from './config.ts';
-import { openDatabase, type Database } from './db/client.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { DatabaseUrlError, openDatabase, type Database } from './db/client.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { isDomainError } from './domain/errors.ts';
 import { createApiClient, createStore, linkFulfillmentService, revokeApiClient } from './domain/stores.ts';
 import { seedDemo } from './domain/demo.ts';
+import { keepDemoCredentials } from './demoCredentials.ts';
 import type { StoreKind } from './generated/prisma/client.ts';
 
-const USAGE = `usage:
-  cli store create --name NAME [--kind MERCHANT|FULFILLMENT_SERVICE]
-  cli store link --merchant str_A --fulfillment-service str_B
-  cli api-client create --store str_A --name NAME --scopes a,b,c
-  cli api-client revoke --id apc_...
-  cli seed
-  cli migrate`;
+const USAGE = `usage: npm run -s cli -- <command>
+
+  store create --name NAME [--kind MERCHANT|FULFILLMENT_SERVICE]
+  store link --merchant str_A --fulfillment-service str_B
+  api-client create --store str_A --name NAME --scopes a,b,c
+  api-client revoke --id apc_...
+  seed        demo data and an all-scope API client (once per database; again: no change)
+  migrate     apply pending migrations
+  help        this text
+
+Each command prints one JSON line. DATABASE_URL chooses the database, as for the server.
+`;
+
+const HELP = new Set(['help', '--help', '-h']);
 
 class UsageError extends Error {}
 
 function need(values: Record<string, string | undefined>, name: string): string {
   const value = values[name];
-  if (!value) throw new UsageError(`--${name} is required\n${USAGE}`);
+  if (!value) throw new UsageError(`--${name} is required`);
   return value;
 }
 
@@ -57,26 +67,39 @@ async function run(db: Database, argv: string[]): Promise<unknown> {
     case 'api-client revoke':
       await revokeApiClient(db.prisma, need(values, 'id'));
       return { ok: true };
-    case 'seed':
-      return seedDemo(db.prisma);
+    case 'seed': {
+      const seed = await seedDemo(db.prisma);
+      if (seed.seeded) keepDemoCredentials(db.url, { storeId: seed.storeId, secret: seed.secret });
+      return seed;
+    }
     case 'migrate':
       return { applied: await applyMigrations(db) };
     default:
-      throw new UsageError(USAGE);
+      throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
   }
 }
 
 async function main(): Promise<number> {
-  const config = loadConfig();
+  const argv = process.argv.slice(2);
+  if (argv.some((arg) => HELP.has(arg))) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   let db: Database | undefined;
   try {
+    const config = loadConfig();
     db = await openDatabase(config.databaseUrl, { poolSize: 2 });
     if (config.migrateOnStart) await applyMigrations(db);
-    const result = await run(db, process.argv.slice(2));
+    const result = await run(db, argv);
     process.stdout.write(JSON.stringify(result) + '\n');
     return 0;
   } catch (error) {
-    const message = error instanceof UsageError || isDomainError(error) || error instanceof TypeError ? error.message : String((error as Error).stack ?? error);
+    if (error instanceof UsageError || (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
+      process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
+      return 1;
+    }
+    const expected = error instanceof ConfigError || error instanceof DatabaseUrlError;
+    const message = expected || isDomainError(error) || error instanceof TypeError ? (error as Error).message : String((error as Error).stack ?? error);
     process.stderr.write(JSON.stringify({ error: message }) + '\n');
     return 1;
   } finally {

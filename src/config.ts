@@ -15,6 +15,8 @@ export const DEFAULT_GRAPHQL_LIMITS: GraphQLLimits = { maxAliases: 30, maxDepth:
 
 export interface Config {
   port: number;
+  /** Serve /metrics on this port instead of PORT (keeps it off a public listener). */
+  metricsPort?: number;
   host: string;
   databaseUrl: string;
   migrateOnStart: boolean;
@@ -32,6 +34,8 @@ export interface Config {
 }
 
 export const DEFAULT_DATABASE_URL = 'pglite:./data/pglite';
+/** Fixed so cursors stay valid across development restarts; anyone who knows it can forge cursors. */
+export const DEVELOPMENT_CURSOR_SECRET = 'development-cursor-secret';
 
 export class ConfigError extends Error {}
 
@@ -60,6 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return {
     port: int(env, 'PORT', 4000, 0, 65535),
+    metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 0, 65535) : undefined,
     host: env.HOST ?? '127.0.0.1',
     databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
     migrateOnStart: bool(env, 'MIGRATE_ON_START', true),
@@ -67,8 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     webhooksAllowLoopback: bool(env, 'WEBHOOKS_ALLOW_LOOPBACK', false),
     webhookDispatcher: bool(env, 'WEBHOOK_DISPATCHER', true),
-    // A fixed development default keeps cursors valid across restarts; production sets its own.
-    cursorSecret: env.CURSOR_SECRET || 'development-cursor-secret',
+    cursorSecret: env.CURSOR_SECRET || DEVELOPMENT_CURSOR_SECRET,
     rateLimits: {
       rest: int(env, 'RATE_LIMIT_REST_PER_MINUTE', 1200, 1, 1_000_000),
       compat: int(env, 'RATE_LIMIT_COMPAT_PER_MINUTE', 300, 1, 1_000_000),

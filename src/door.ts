@@ -8,6 +8,8 @@ export interface DoorRequest {
   headers: IncomingHttpHeaders;
   body: Buffer;
   requestId: string;
+  /** The route template the door matched (`/v2.2/stores/{storeId}/customers`), set by the door for logs and metrics. */
+  route?: string;
 }
 
 export interface DoorResponse {

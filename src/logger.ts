@@ -1,7 +1,10 @@
-// One JSON line per log record on stderr, so failures can be grepped and shipped as-is.
+// Log lines through pino: one JSON object per line on stderr, so failures can be grepped
+// and shipped as-is. In development on a terminal the lines go through pino-pretty (a
+// devDependency, so never in production installs). Secrets are redacted wherever a
+// field of that name turns up; bodies are never passed to the logger.
+import { createRequire } from 'node:module';
+import { pino, stdSerializers, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import type { LogLevel } from './config.ts';
-
-const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -10,20 +13,41 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-function serialise(fields: Record<string, unknown> | undefined): Record<string, unknown> {
-  if (!fields) return {};
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) {
-    out[key] = value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;
+const REDACTED_FIELDS = ['secret', 'authorization', 'password', 'token', '*.secret', '*.authorization', '*.password', '*.token', 'headers.*'];
+
+/** pino-pretty only where a person reads the terminal: not in CI, not in production, and only when installed. */
+function prettyWanted(env: NodeJS.ProcessEnv): boolean {
+  if (env.NODE_ENV === 'production' || /^(1|true)$/i.test(env.CI ?? '') || !process.stderr.isTTY) return false;
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
   }
-  return out;
 }
 
-export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
-  const threshold = order[level];
-  const log = (lvl: Exclude<LogLevel, 'silent'>) => (msg: string, fields?: Record<string, unknown>) => {
-    if (order[lvl] < threshold) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...serialise(fields) }) + '\n');
+function wrap(logger: PinoLogger): Logger {
+  const at = (level: 'debug' | 'info' | 'warn' | 'error') => (msg: string, fields?: Record<string, unknown>) => {
+    if (fields) logger[level](fields, msg);
+    else logger[level](msg);
   };
-  return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/** A logger at `level`; `destination` replaces stderr (tests read the lines). */
+export function createLogger(level: LogLevel, destination?: DestinationStream, env: NodeJS.ProcessEnv = process.env): Logger {
+  const options = {
+    level,
+    base: undefined,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label: string) => ({ level: label }) },
+    serializers: { error: stdSerializers.err },
+    redact: { paths: REDACTED_FIELDS, censor: '[redacted]' },
+  };
+  if (destination) return wrap(pino(options, destination));
+  if (level !== 'silent' && prettyWanted(env)) {
+    const { formatters: _jsonLevels, ...prettyOptions } = options;
+    return wrap(pino({ ...prettyOptions, transport: { target: 'pino-pretty', options: { destination: 2, translateTime: 'SYS:HH:MM:ss.l' } } }));
+  }
+  return wrap(pino(options, pino.destination({ dest: 2, sync: true })));
 }

@@ -1,6 +1,7 @@
 // The one HTTP server: matches a path prefix and hands the request to its door.
-// It reads every body once with the 1 MiB limit, answers health checks, and
-// shuts down gracefully. No business logic lives here.
+// It reads every body once with the 1 MiB limit, answers health checks and
+// /metrics (or leaves /metrics to a server of its own on METRICS_PORT), logs and
+// counts every request, and shuts down gracefully. No business logic lives here.
 import http from 'node:http';
 import crypto from 'node:crypto';
 import type { Database } from './db/client.ts';
@@ -11,6 +12,8 @@ import { createGraphQLDoor } from './schema/http.ts';
 import { createRestDoor } from './rest/door.ts';
 import { createCompatDoor } from './compat/door.ts';
 import { configureCursorSecret } from './schema/keyset.ts';
+import { createSofaDoor } from './rest/sofa.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -18,13 +21,19 @@ export interface AppDeps {
   db: Database;
   config: Config;
   logger: Logger;
+  metrics: Metrics;
 }
 
 export interface App {
   server: http.Server;
+  /** Serves only /metrics; present when METRICS_PORT is set (the main server then has no /metrics). */
+  metricsServer?: http.Server;
+  metrics: Metrics;
   /** Stops accepting, lets in-flight requests finish (up to the grace period), then resolves. */
   shutdown(graceMs?: number): Promise<void>;
 }
+
+const METRICS_PATH = '/metrics';
 
 class BodyTooLarge extends Error {}
 
@@ -55,10 +64,33 @@ function send(res: http.ServerResponse, response: DoorResponse): void {
   res.end(response.body ?? '');
 }
 
-export function createApp(deps: AppDeps): App {
-  const { db, logger } = deps;
-  configureCursorSecret(deps.config.cursorSecret);
-  const doors: Door[] = [createGraphQLDoor(deps), createRestDoor(deps), createCompatDoor(deps)];
+async function metricsResponse(metrics: Metrics): Promise<DoorResponse> {
+  return { status: 200, headers: { 'content-type': metrics.registry.contentType }, body: await metrics.registry.metrics() };
+}
+
+function closeGracefully(server: http.Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+export function createApp(input: Omit<AppDeps, 'metrics'> & { metrics?: Metrics }): App {
+  const deps: AppDeps = { ...input, metrics: input.metrics ?? createMetrics(input.db) };
+  const { db, logger, metrics, config } = deps;
+  configureCursorSecret(config.cursorSecret);
+  // The SOFA door owns /v3/rest/ and must be asked before the v3 door, which takes all of /v3/.
+  const doors: Door[] = [createSofaDoor(deps), createGraphQLDoor(deps), createRestDoor(deps), createCompatDoor(deps)];
+  const metricsOnMainServer = config.metricsPort === undefined;
   const notFound = (pathname: string) => json(404, { error: `no route for ${pathname}` });
 
   async function health(pathname: string): Promise<DoorResponse> {
@@ -84,6 +116,10 @@ export function createApp(deps: AppDeps): App {
     }
     if (url.pathname === '/healthz' || url.pathname === '/readyz') {
       send(res, await health(url.pathname));
+      return;
+    }
+    if (url.pathname === METRICS_PATH && metricsOnMainServer) {
+      send(res, await metricsResponse(metrics));
       return;
     }
     const door = doors.find((d) => d.matches(url.pathname));
@@ -113,14 +149,11 @@ export function createApp(deps: AppDeps): App {
       response = door.reject(500, 'internal error', { url, requestId });
     }
     send(res, response);
-    logger.debug('request', {
-      door: door.name,
-      method: request.method,
-      path: url.pathname,
-      status: response.status,
-      ms: Math.round(performance.now() - started),
-      requestId,
-    });
+    const seconds = (performance.now() - started) / 1000;
+    // Unmatched paths share one label so a scanner cannot grow the label set.
+    const route = request.route ?? 'unmatched';
+    metrics.observeRequest({ door: door.name, route, method: request.method, status: response.status }, seconds);
+    logger.info('request', { requestId, door: door.name, method: request.method, route, status: response.status, ms: Math.round(seconds * 1000) });
   }
 
   const server = http.createServer((req, res) => {
@@ -131,20 +164,30 @@ export function createApp(deps: AppDeps): App {
   });
   server.keepAliveTimeout = 5_000;
 
+  const metricsServer = metricsOnMainServer
+    ? undefined
+    : http.createServer((req, res) => {
+        const pathname = (req.url ?? '/').split('?')[0];
+        if (pathname !== METRICS_PATH) {
+          send(res, json(404, { error: `only ${METRICS_PATH} is served on this port` }));
+          return;
+        }
+        metricsResponse(metrics).then(
+          (response) => send(res, response),
+          (error) => {
+            logger.error('collecting metrics failed', { error });
+            send(res, json(500, { error: 'collecting metrics failed' }));
+          },
+        );
+      });
+
   return {
     server,
-    shutdown(graceMs = 10_000) {
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => {
-          server.closeAllConnections();
-        }, graceMs);
-        timer.unref();
-        server.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
+    metricsServer,
+    metrics,
+    async shutdown(graceMs = 10_000) {
+      await Promise.all([closeGracefully(server, graceMs), metricsServer ? closeGracefully(metricsServer, graceMs) : undefined]);
+      metrics.close();
     },
   };
 }

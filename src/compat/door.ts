@@ -27,6 +27,7 @@ export function createCompatDoor(deps: AppDeps): Door {
       });
     }
     const { route, params } = matched;
+    request.route = COMPAT_PREFIX + route.path;
     const bearer = header(request, 'authorization');
     const secret = bearer !== undefined ? readSecret(bearer) : readSecret(header(request, 'x-authorization'), { allowBare: true });
     const auth = await authenticate(db.prisma, secret);
@@ -36,6 +37,7 @@ export function createCompatDoor(deps: AppDeps): Door {
 
     const rate = await consumeRateLimit(db.prisma, auth.client.id, 'compat', config.rateLimits.compat);
     if (!rate.allowed) {
+      deps.metrics.rateLimitRefused('compat');
       return compatError(429, `rate limit of ${rate.limit} requests per minute exceeded`, { 'retry-after': String(rate.retryAfter) });
     }
     const body = parseJsonBody(request);

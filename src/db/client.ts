@@ -31,6 +31,8 @@ export interface Database {
   singleConnection: boolean;
   /** Calls `listener` with each SQL statement Prisma runs (metrics, statement-count tests); returns the unsubscribe. */
   onStatement(listener: StatementListener): () => void;
+  /** Connections of this process (metrics); idle and waiting only where there is a pool. */
+  poolStats(): PoolStats;
   close(): Promise<void>;
 }
 
@@ -44,6 +46,14 @@ export interface OpenOptions {
 }
 
 export class DatabaseUrlError extends Error {}
+
+export interface PoolStats {
+  total: number;
+  idle?: number;
+  waiting?: number;
+}
+
+const poolStatsOf = (pool: pg.Pool) => (): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
 
 export type StatementListener = (statement: { sql: string; durationMs: number }) => void;
 
@@ -113,14 +123,37 @@ function keepPoolAlive(pool: pg.Pool): pg.Pool {
   return pool;
 }
 
+/** Connects once so a newcomer's typical mistakes read as one sentence, not a driver stack trace. */
+async function checkReachable(pool: pg.Pool, connectionString: string): Promise<void> {
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    const target = new URL(connectionString);
+    const name = decodeURIComponent(target.pathname.slice(1)) || target.username || 'postgres';
+    const where = `${target.hostname}:${target.port || 5432}`;
+    await pool.end().catch(() => undefined);
+    if (code === '3D000') {
+      throw new DatabaseUrlError(`PostgreSQL database "${name}" does not exist on ${where}; create it first (createdb -h ${target.hostname} ${name}, or CREATE DATABASE "${name}")`);
+    }
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+      throw new DatabaseUrlError(`cannot reach PostgreSQL at ${where} (${code}); is the server running and DATABASE_URL right?`);
+    }
+    if (code === '28P01' || code === '28000') throw new DatabaseUrlError(`PostgreSQL at ${where} refused the login: ${message}`);
+    throw error;
+  }
+}
+
 async function openPostgres(url: string, connectionString: string, max: number): Promise<Database> {
   const pool = keepPoolAlive(new pg.Pool({ connectionString, max }));
+  await checkReachable(pool, connectionString);
   const { prisma, onStatement } = observedPrisma(new PrismaPg(pool));
   return {
     kind: 'postgresql',
     url,
     prisma,
     onStatement,
+    poolStats: poolStatsOf(pool),
     sql: pgChannel(pool),
     session: pgSession(pool),
     singleConnection: false,
@@ -151,6 +184,7 @@ function fromPGlite(url: string, pglite: PGlite, close: () => Promise<void>): Da
     url,
     prisma,
     onStatement,
+    poolStats: () => ({ total: 1 }),
     singleConnection: true,
     sql,
     session: (fn) => fn(sql),
@@ -172,6 +206,7 @@ function fromEmbedded(url: string, embedded: EmbeddedHandle): Database {
     url,
     prisma,
     onStatement,
+    poolStats: poolStatsOf(pool),
     singleConnection: true,
     sql: pgChannel(pool),
     session: pgSession(pool),

@@ -1,7 +1,8 @@
 // Demo data for a fresh embedded database: one merchant linked to a fulfillment
 // service, locations, a product family with variants, inventory levels, an inbound
 // shipment with its purchase order, customers, orders and returns. Written in one
-// transaction so a half-seeded database never exists.
+// transaction so a half-seeded database never exists. Seeding is idempotent: a
+// database that already has the demo store is left as it is.
 import { SCOPES } from '../auth/scopes.ts';
 import { newId, newReturnId } from './ids.ts';
 import { Decimal } from './money.ts';
@@ -11,15 +12,29 @@ import type { Db } from './tx.ts';
 const COLOURS = ['Red', 'Blue', 'Green'];
 const SIZES = ['S', 'M', 'L'];
 
-export async function seedDemo(db: Db): Promise<{ storeId: string; secret: string }> {
+const DEMO_STORE_NAME = 'Demo Outfitters';
+const DEMO_CLIENT_NAME = 'Demo (all scopes)';
+/** Serialises concurrent seeds (two CLIs, a CLI and a starting server) on one database. */
+const SEED_LOCK_KEY = 7_340_112;
+
+/** `seeded: false` when the demo store was already there (its secret is stored only as a hash). */
+export type DemoSeed = { seeded: true; storeId: string; secret: string } | { seeded: false; storeId: string };
+
+export async function seedDemo(db: Db): Promise<DemoSeed> {
   const storeId = newId('store');
   return db.$transaction(
-    async (tx) => {
+    async (tx): Promise<DemoSeed> => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${SEED_LOCK_KEY})`;
+      const existing = await tx.store.findFirst({
+        where: { name: DEMO_STORE_NAME, kind: 'MERCHANT', apiClients: { some: { name: DEMO_CLIENT_NAME } } },
+        select: { id: true },
+      });
+      if (existing) return { seeded: false, storeId: existing.id };
       const serviceId = newId('store');
       await tx.store.create({
         data: {
           id: storeId,
-          name: 'Demo Outfitters',
+          name: DEMO_STORE_NAME,
           kind: 'MERCHANT',
           originName: 'Demo Outfitters',
           originStreet1: '1 Market Street',
@@ -225,8 +240,8 @@ export async function seedDemo(db: Db): Promise<{ storeId: string; secret: strin
           },
         });
       }
-      const client = await createApiClient(tx, { storeId, name: 'Demo (all scopes)', scopes: SCOPES });
-      return { storeId, secret: client.secret };
+      const client = await createApiClient(tx, { storeId, name: DEMO_CLIENT_NAME, scopes: SCOPES });
+      return { seeded: true, storeId, secret: client.secret };
     },
     { timeout: 60_000, maxWait: 60_000 },
   );

@@ -174,6 +174,14 @@ function urlIssue(message: string): Invalid {
   return new Invalid(message, { path: 'url' });
 }
 
+/** The server setting a developer is looking for when a local receiver is refused. */
+const LOOPBACK_HINT = 'plain http to a loopback receiver is accepted only when the server runs with WEBHOOKS_ALLOW_LOOPBACK=true (development only)';
+
+function namesLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase().replace(/\.$/, '');
+  return host === 'localhost' || host.endsWith('.localhost') || (net.isIP(host) !== 0 && classifyAddress(host) === 'loopback');
+}
+
 /** Syntax rules of a subscriber URL, without resolving it. */
 function parseSubscriberUrl(raw: string, policy: Pick<AddressPolicy, 'allowLoopback'>): URL | FieldIssue {
   if (raw.length > MAX_URL_LENGTH) return { path: 'url', message: `must be at most ${MAX_URL_LENGTH} characters` };
@@ -184,7 +192,7 @@ function parseSubscriberUrl(raw: string, policy: Pick<AddressPolicy, 'allowLoopb
     return { path: 'url', message: 'must be an absolute URL' };
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowLoopback)) {
-    return { path: 'url', message: 'must use https' };
+    return { path: 'url', message: url.protocol === 'http:' && namesLoopback(url.hostname) ? `must use https; ${LOOPBACK_HINT}` : 'must use https' };
   }
   if (url.username || url.password) return { path: 'url', message: 'must not contain credentials; use the subscription secret' };
   return url;
@@ -220,7 +228,8 @@ export async function checkWebhookTarget(raw: string, policy: AddressPolicy): Pr
   for (const { address } of addresses) {
     const addressClass = classifyAddress(address);
     if (addressClass === null || (addressClass === 'loopback' && policy.allowLoopback)) continue;
-    throw urlIssue(`${host} resolves to ${address}, ${withArticle(addressClass)} address; webhooks are only sent to public addresses`);
+    const hint = addressClass === 'loopback' ? ` (${LOOPBACK_HINT.replace('plain http to a loopback receiver is', 'loopback is')})` : '';
+    throw urlIssue(`${host} resolves to ${address}, ${withArticle(addressClass)} address; webhooks are only sent to public addresses${hint}`);
   }
   if (parsed.protocol === 'http:' && !addresses.every((a) => classifyAddress(a.address) === 'loopback')) {
     throw urlIssue('must use https (plain http is accepted for loopback addresses only)');

@@ -39,6 +39,7 @@ export function createRestDoor(deps: AppDeps): Door {
       });
     }
     const { route, params } = matched;
+    request.route = REST_PREFIX + route.path;
     const deny = (f: AuthFailure) => failure(route, f.status, f.message, instance);
     if (route.public) {
       const ctx = createContext({ db, auth: null, door: 'rest', logger, requestId: request.requestId });
@@ -55,6 +56,7 @@ export function createRestDoor(deps: AppDeps): Door {
     const rate = await consumeRateLimit(db.prisma, auth.client.id, 'rest', config.rateLimits.rest);
     const rateHeaders = { 'x-ratelimit-limit': String(rate.limit), 'x-ratelimit-remaining': String(rate.remaining) };
     if (!rate.allowed) {
+      deps.metrics.rateLimitRefused('rest');
       return failure(route, 429, `rate limit of ${rate.limit} requests per minute exceeded`, instance, {
         ...rateHeaders,
         'retry-after': String(rate.retryAfter),

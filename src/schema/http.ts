@@ -1,6 +1,9 @@
 // The v3 door: graphql-yoga serving the schema at /v3/graphql, the SDL at
 // /v3/schema.graphql, GraphiQL for browsers. Authentication runs before yoga.
+// GraphiQL's page comes whole from @graphql-yoga/render-graphiql (its scripts and
+// styles inlined), so it works without internet access.
 import { createYoga } from 'graphql-yoga';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { printSchema } from 'graphql';
 import { schema } from './index.ts';
 import { createContext, type GraphQLContext } from './context.ts';
@@ -12,6 +15,16 @@ import { graphqlLimitPlugins } from './limits.ts';
 
 const ENDPOINT = '/v3/graphql';
 const SDL_PATH = '/v3/schema.graphql';
+
+const GRAPHIQL_QUERY = `# Requests need your API secret: replace the placeholder in the
+# Authorization header (Headers tab below) with "Bearer <secret>".
+# \`npm start\` prints the demo store's secret when it seeds demo data.
+query FirstCustomers {
+  customers(first: 5) {
+    nodes { id email firstName lastName }
+  }
+}
+`;
 
 function graphqlError(status: number, code: string, message: string): DoorResponse {
   return json(status, { errors: [{ message, extensions: { code } }] });
@@ -27,6 +40,14 @@ export function createGraphQLDoor({ db, logger, config }: AppDeps): Door {
     maxRequestBodySize: false,
     logging: false,
     landingPage: false,
+    renderGraphiQL,
+    graphiql: {
+      title: 'Commerce back-office GraphQL v3',
+      // Every operation needs an API client's secret; the headers tab opens with the shape to fill in.
+      headers: JSON.stringify({ Authorization: 'Bearer <API secret: npm run -s cli -- api-client create ...>' }, null, 2),
+      defaultEditorToolsVisibility: 'headers',
+      defaultQuery: GRAPHIQL_QUERY,
+    },
     context: ({ gqlContext }) => gqlContext,
     plugins: graphqlLimitPlugins(config.graphqlLimits),
     maskedErrors: {

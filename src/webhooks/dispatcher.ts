@@ -48,6 +48,8 @@ export interface DispatcherOptions {
   pollIntervalMs?: number;
   /** Names this dispatcher in `lockedBy`. */
   instanceId?: string;
+  /** Told the outcome of each recorded attempt (metrics). */
+  onAttempt?: (outcome: 'delivered' | 'retry' | 'discarded') => void;
 }
 
 /** Delay before attempt `attempt + 1` after attempt `attempt` (1-based) failed. */
@@ -155,6 +157,7 @@ export class WebhookDispatcher {
   private readonly pollIntervalMs: number;
   private readonly claimBatch: number;
   private readonly sender: Sender;
+  private readonly onAttempt: DispatcherOptions['onAttempt'];
   private readonly inFlight = new Map<string, { abort: AbortController; done: Promise<void> }>();
   private readonly stopSignal = new AbortController();
   private poller: NodeJS.Timeout | undefined;
@@ -172,6 +175,7 @@ export class WebhookDispatcher {
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
     this.claimBatch = Math.max(1, Math.floor(this.concurrency / 4));
     this.instanceId = options.instanceId ?? `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
+    this.onAttempt = options.onAttempt;
     this.sender = createSender({ policy: options.policy, timeoutMs, maxSockets: this.concurrency });
   }
 
@@ -285,6 +289,7 @@ export class WebhookDispatcher {
       durationMs,
       outcome.responseStatus,
     ]);
+    if (rows.length > 0) this.onAttempt?.(status === 'DELIVERED' ? 'delivered' : status === 'DISCARDED' ? 'discarded' : 'retry');
     if (rows.length === 0) {
       this.logger.warn('webhook delivery lease lost (or the delivery was deleted) before the attempt was recorded', { deliveryId: claimed.id, attempt });
     } else if (status === 'DISCARDED') {

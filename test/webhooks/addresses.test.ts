@@ -136,8 +136,12 @@ describe('checkWebhookTarget', () => {
 
   it('accepts plain http only to loopback, and loopback only when allowed', async () => {
     expect(await refusal('http://hooks.example.com/', dns)).toBe('must use https');
-    expect(await refusal('http://localhost:8080/', dns)).toBe('must use https');
+    expect(await refusal('http://localhost:8080/', dns)).toBe(
+      'must use https; plain http to a loopback receiver is accepted only when the server runs with WEBHOOKS_ALLOW_LOOPBACK=true (development only)',
+    );
+    expect(await refusal('http://[::1]:8080/', dns)).toContain('WEBHOOKS_ALLOW_LOOPBACK=true');
     expect(await refusal('https://localhost/', dns)).toContain('127.0.0.1, a loopback address');
+    expect(await refusal('https://localhost/', dns)).toContain('loopback is accepted only when the server runs with WEBHOOKS_ALLOW_LOOPBACK=true');
 
     const loopback = policy({ localhost: ['127.0.0.1', '::1'], 'hooks.example.com': ['93.184.215.14'] }, true);
     await expect(checkWebhookTarget('http://localhost:8080/in', loopback)).resolves.toMatchObject({ host: 'localhost' });

@@ -1,4 +1,5 @@
-// The v2.2 route table. Every route is a small hand-written adapter: the request ->
+// The v2.2 route table. SOFA does serve the schema as REST, at /v3/rest (src/rest/sofa.ts);
+// here, every route is a small hand-written adapter: the request ->
 // one GraphQL operation (runOperation) -> the decisions.md shape, behind the door's
 // authentication, store, scope and rate-limit checks. SOFA (sofa-api) was evaluated
 // route by route and serves none, because on each it would distort the contract:
@@ -26,6 +27,7 @@
 // same operation on /v3/graphql.
 import type { Route } from '../../routeTable.ts';
 import { customerRoutes } from './customers.ts';
+import { docsRoutes } from './docs.ts';
 import { inboundShipmentRoutes } from './inboundShipments.ts';
 import { inventoryLevelRoutes } from './inventoryLevels.ts';
 import { openApiRoute } from './openapi.ts';
@@ -34,4 +36,4 @@ import { returnRoutes } from './returns.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Every v2.2 route, in match order. */
-export const restRoutes: Route[] = [openApiRoute(() => restRoutes), ...webhookRoutes, ...customerRoutes, ...orderRoutes, ...returnRoutes, ...inventoryLevelRoutes, ...inboundShipmentRoutes];
+export const restRoutes: Route[] = [openApiRoute(() => restRoutes), ...docsRoutes, ...webhookRoutes, ...customerRoutes, ...orderRoutes, ...returnRoutes, ...inventoryLevelRoutes, ...inboundShipmentRoutes];

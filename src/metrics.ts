@@ -1,0 +1,118 @@
+// Prometheus metrics of one service instance (prom-client). Each instance has its own
+// registry (tests run several apps in one process). Request metrics are labelled by the
+// route template, never the raw path, so label sets stay bounded. The webhook queue is
+// read from the database at scrape time: it is shared by every instance.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Database } from './db/client.ts';
+
+export type DeliveryOutcome = 'delivered' | 'retry' | 'discarded';
+
+export interface Metrics {
+  registry: Registry;
+  observeRequest(labels: { door: string; route: string; method: string; status: number }, seconds: number): void;
+  rateLimitRefused(door: string): void;
+  webhookAttempt(outcome: DeliveryOutcome): void;
+  /** Stops listening to the database's statements. */
+  close(): void;
+}
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+const QUEUE_SQL = `
+SELECT count(*)::int AS depth,
+       COALESCE(EXTRACT(EPOCH FROM (now() - min("createdAt" AT TIME ZONE 'UTC'))), 0)::float8 AS "oldestSeconds"
+FROM "WebhookDelivery" WHERE status = 'PENDING'`;
+
+export function createMetrics(db: Database): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by door, route template, method and status',
+    labelNames: ['door', 'route', 'method', 'status'],
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from reading the request to sending the answer, by door, route template, method and status',
+    labelNames: ['door', 'route', 'method', 'status'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const refusals = new Counter({
+    name: 'rate_limit_refusals_total',
+    help: 'Requests refused by the per-client rate limit, by door',
+    labelNames: ['door'],
+    registers: [registry],
+  });
+  const attempts = new Counter({
+    name: 'webhook_delivery_attempts_total',
+    help: 'Webhook delivery attempts made by this instance, by outcome (delivered, retry, discarded)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const statements = new Histogram({
+    name: 'db_statement_duration_seconds',
+    help: 'Duration of each SQL statement run through Prisma',
+    labelNames: ['database'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const stopObserving = db.onStatement(({ durationMs }) => statements.observe({ database: db.kind }, durationMs / 1000));
+
+  new Gauge({
+    name: 'db_pool_connections',
+    help: 'Database connections of this instance by state (total, idle, waiting requests); PGlite has one',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const pool = db.poolStats();
+      this.set({ state: 'total' }, pool.total);
+      if (pool.idle !== undefined) this.set({ state: 'idle' }, pool.idle);
+      if (pool.waiting !== undefined) this.set({ state: 'waiting' }, pool.waiting);
+    },
+  });
+
+  let queue: Promise<{ depth: number; oldestSeconds: number }> | undefined;
+  /** Both queue gauges come from one query per scrape. */
+  const readQueue = () => {
+    queue ??= db.sql
+      .query<{ depth: number; oldestSeconds: number }>(QUEUE_SQL)
+      .then((rows) => rows[0] ?? { depth: 0, oldestSeconds: 0 })
+      .finally(() => setImmediate(() => (queue = undefined)));
+    return queue;
+  };
+  new Gauge({
+    name: 'webhook_queue_depth',
+    help: 'Webhook deliveries waiting to be delivered (all instances)',
+    registers: [registry],
+    async collect() {
+      this.set((await readQueue()).depth);
+    },
+  });
+  new Gauge({
+    name: 'webhook_queue_oldest_pending_seconds',
+    help: 'Age of the oldest webhook delivery still waiting (0 when none)',
+    registers: [registry],
+    async collect() {
+      this.set(Number((await readQueue()).oldestSeconds));
+    },
+  });
+
+  return {
+    registry,
+    observeRequest(labels, seconds) {
+      const withStatus = { ...labels, status: String(labels.status) };
+      requests.inc(withStatus);
+      latency.observe(withStatus, seconds);
+    },
+    rateLimitRefused(door) {
+      refusals.inc({ door });
+    },
+    webhookAttempt(outcome) {
+      attempts.inc({ outcome });
+    },
+    close: stopObserving,
+  };
+}
