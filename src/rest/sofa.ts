@@ -103,7 +103,7 @@ export function createSofaDoor({ db, logger, config, metrics }: AppDeps): Door {
     return `${SOFA_PREFIX}/${name}${id !== undefined ? '/:id' : ''}`;
   }
 
-  async function viaSofa(request: DoorRequest, gqlContext: GraphQLContext | undefined): Promise<DoorResponse> {
+  async function viaSofa(request: DoorRequest, gqlContext: GraphQLContext | undefined): Promise<DoorResponse | undefined> {
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
@@ -114,6 +114,8 @@ export function createSofaDoor({ db, logger, config, metrics }: AppDeps): Door {
       { method: request.method, headers, body: hasBody ? new Uint8Array(request.body) : undefined },
       { gqlContext } as never,
     );
+    // fets answers nothing when no route matches (its landing page is off).
+    if (!response) return undefined;
     const out: Record<string, string> = {};
     response.headers.forEach((value, name) => {
       out[name] = value;
@@ -125,8 +127,9 @@ export function createSofaDoor({ db, logger, config, metrics }: AppDeps): Door {
     const { pathname } = request.url;
     const instance = pathname + request.url.search;
     request.route = template(pathname);
-    if (pathname === OPENAPI_PATH && request.method === 'GET') return viaSofa(request, undefined);
-    if (!request.route) return problem(404, `no route for ${request.method} ${pathname}`, { instance });
+    const notFound = (headers?: Record<string, string>) => problem(404, `no route for ${request.method} ${pathname}`, { instance, headers });
+    if (pathname === OPENAPI_PATH && request.method === 'GET') return (await viaSofa(request, undefined)) ?? notFound();
+    if (!request.route) return notFound();
 
     const auth = await authenticate(db.prisma, readSecret(header(request, 'authorization')));
     if (isAuthFailure(auth)) return problem(auth.status, auth.message, { instance });
@@ -141,10 +144,8 @@ export function createSofaDoor({ db, logger, config, metrics }: AppDeps): Door {
     }
     const gqlContext = createContext({ db, auth, door: 'v3', logger, requestId: request.requestId });
     const response = await viaSofa(request, gqlContext);
-    if (response.status === 404 && !/problem\+json/.test(response.headers?.['content-type'] ?? '')) {
-      // The name exists but not with this method or shape (GET on a mutation, ...).
-      return problem(404, `no route for ${request.method} ${pathname}`, { instance, headers: rateHeaders });
-    }
+    // The name exists but not with this method or shape (GET on a mutation, an id SOFA does not take, ...).
+    if (!response || (response.status === 404 && !/problem\+json/.test(response.headers?.['content-type'] ?? ''))) return notFound(rateHeaders);
     if (/problem\+json/.test(response.headers?.['content-type'] ?? '') && response.body) {
       const body = JSON.parse(response.body.toString());
       return { ...response, headers: { ...response.headers, ...rateHeaders }, body: JSON.stringify({ ...body, instance }) };
