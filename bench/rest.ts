@@ -4,6 +4,8 @@
 // over real HTTP on 127.0.0.1 against:
 //   rest   the door: PUT /v2.2/stores/{id}/customers, GET /v2.2/stores/{id}/returns
 //   v3     the same GraphQL operation the REST route runs, posted to /v3/graphql
+//   v3rest the service's own SOFA door, /v3/rest/... (auth, rate limit, problem+json;
+//          SOFA's generated selection, so the returns page selects more than `v3`)
 //   sofa   the schema field served by a SOFA router (sofa-api), SOFA's own operation
 //   table  SOFA's very operation run by a route table + adapter, as the door's routes are
 //   raw    a hand-written node:http route calling the domain function directly
@@ -331,6 +333,7 @@ function printTable(title: string, rows: Measured[]) {
   const ratios = [
     ['rest', 'raw'],
     ['rest', 'v3'],
+    ['v3rest', 'v3'],
     ['v3', 'raw'],
     ['sofa', 'table'],
     ['rest', 'sofa'],
@@ -355,6 +358,7 @@ async function benchDatabase(label: string, db: Database): Promise<void> {
     const upsert: Variant[] = [
       { name: 'rest', expect: [200, 201], request: (i, phase) => ({ method: 'PUT', path: `app:/v2.2${store}/customers`, body: customerBody(`rest-${phase}`, i) }) },
       { name: 'v3', expect: [200], request: (i, phase) => ({ method: 'POST', path: 'app:/v3/graphql', body: { query: UPSERT_QUERY, variables: { input: customerBody(`v3-${phase}`, i) } } }) },
+      { name: 'v3rest', expect: [200], request: (i, phase) => ({ method: 'POST', path: 'app:/v3/rest/upsert-customer', body: { input: customerBody(`v3rest-${phase}`, i) } }) },
       { name: 'sofa', expect: [200], request: (i, phase) => ({ method: 'POST', path: 'bench:/sofa/upsert-customer', body: { input: customerBody(`sofa-${phase}`, i) } }) },
       { name: 'table', expect: [200], request: (i, phase) => ({ method: 'POST', path: 'bench:/table/upsert-customer', body: { input: customerBody(`table-${phase}`, i) } }) },
       { name: 'raw', expect: [200, 201], request: (i, phase) => ({ method: 'PUT', path: `bench:/raw${store}/customers`, body: customerBody(`raw-${phase}`, i) }) },
@@ -362,6 +366,7 @@ async function benchDatabase(label: string, db: Database): Promise<void> {
     const returns: Variant[] = [
       { name: 'rest', expect: [200], request: () => ({ method: 'GET', path: `app:/v2.2${store}/returns?page-size=${PAGE}` }) },
       { name: 'v3', expect: [200], request: () => ({ method: 'POST', path: 'app:/v3/graphql', body: { query: RETURNS_QUERY, variables: { first: PAGE } } }) },
+      { name: 'v3rest', expect: [200], request: () => ({ method: 'GET', path: `app:/v3/rest/returns?first=${PAGE}` }) },
       { name: 'sofa', expect: [200], request: () => ({ method: 'GET', path: `bench:/sofa/returns?first=${PAGE}` }) },
       { name: 'table', expect: [200], request: () => ({ method: 'GET', path: `bench:/table/returns?first=${PAGE}` }) },
       { name: 'raw', expect: [200], request: () => ({ method: 'GET', path: `bench:/raw${store}/returns` }) },

@@ -69,7 +69,19 @@ describe('cli', { timeout: 240_000 }, () => {
     expect((await cli('api-client', 'revoke', '--id', clientId)).out).toEqual({ ok: true });
 
     const seed = await cli('seed');
-    expect(seed.out).toEqual({ storeId: expect.stringMatching(/^str_/), secret: expect.any(String) });
+    expect(seed.out).toEqual({ seeded: true, storeId: expect.stringMatching(/^str_/), secret: expect.any(String) });
+    // Seeding again changes nothing: same demo store, no second copy.
+    const again = await cli('seed');
+    expect(again.out).toEqual({ seeded: false, storeId: (seed.out as { storeId: string }).storeId });
+  });
+
+  it('prints its help as plain text on stdout with exit code 0', async () => {
+    for (const flag of ['--help', 'help', '-h']) {
+      const { stdout, stderr } = await run(TSX, ['src/cli.ts', flag], { env: { ...process.env, DATABASE_URL: databaseUrl } });
+      expect(stdout).toMatch(/^usage: npm run -s cli -- <command>\n/);
+      expect(stdout).toContain('\n  api-client create --store str_A --name NAME --scopes a,b,c\n');
+      expect(stderr).toBe('');
+    }
   });
 
   it('refuses bad input with a JSON error on stderr and exit code 1', async () => {
@@ -81,7 +93,11 @@ describe('cli', { timeout: 240_000 }, () => {
     expect(unknownStore.err).toContain('store str_missing not found');
     const usage = await cli('store', 'explode');
     expect(usage.code).toBe(1);
-    expect(usage.err).toContain('usage');
+    expect(usage.err).toMatch(/^error: unknown command "store explode"\n\nusage: /);
+    expect(usage.out).toBe('');
+    const missing = await cli('store', 'create');
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/^error: --name is required\n\nusage: /);
   });
 });
 
