@@ -51,7 +51,7 @@ async function cli(...args: string[]): Promise<{ code: number; out: unknown; err
 }
 
 // Each CLI run starts a process and opens the database (seconds each, more on a busy machine).
-describe('cli', { timeout: 240_000 }, () => {
+describe('cli', { timeout: 300_000 }, () => {
   it('creates stores, links them, creates and revokes API clients, seeds demo data', async () => {
     const merchant = await cli('store', 'create', '--name', 'Shop A');
     expect(merchant.code).toBe(0);
