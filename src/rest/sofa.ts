@@ -4,7 +4,8 @@
 // /v3/graphql has: the same bearer authentication, the resolvers' scope rules (the
 // schema enforces them), the REST rate limit, and failures as problem+json with the
 // status of the error's code. v2.2 stays hand-written (see routes/index.ts).
-import { GraphQLError, GraphQLObjectType, GraphQLSchema, parse, printType, type ObjectTypeDefinitionNode } from 'graphql';
+import { GraphQLError, GraphQLObjectType, GraphQLSchema, isNonNullType, parse, printType, type ObjectTypeDefinitionNode } from 'graphql';
+import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { useSofa } from 'sofa-api';
 import { authenticate, isAuthFailure, readSecret } from '../auth/authenticate.ts';
 import { consumeRateLimit } from '../auth/rateLimit.ts';
@@ -25,12 +26,21 @@ const OPENAPI_PATH = `${SOFA_PREFIX}/openapi.json`;
 const DEPTH_LIMIT = 1;
 
 /**
- * The schema with syntax nodes on its root types. Pothos builds types without them, and
- * SOFA then prints and re-parses the whole Query or Mutation type once per variable of
- * every route to find descriptions (seconds at start); same types and resolvers otherwise.
+ * The schema SOFA generates from: the same resolvers, with two changes.
+ * - Nested fields that need an argument (Product.attribute(name: String!)) are left out:
+ *   SOFA would select them in every route that reaches them and require a variable no
+ *   REST request carries, so those routes would always fail. Root fields keep theirs.
+ * - Syntax nodes on the root types. Pothos builds types without them, and SOFA then
+ *   prints and re-parses the whole Query or Mutation type once per variable of every
+ *   route to find descriptions (seconds at start).
  */
-function withRootSyntax(of: GraphQLSchema): GraphQLSchema {
-  const config = of.toConfig();
+function sofaSchema(of: GraphQLSchema): GraphQLSchema {
+  const roots = new Set([of.getQueryType()?.name, of.getMutationType()?.name]);
+  const selectable = mapSchema(of, {
+    [MapperKind.OBJECT_FIELD]: (field, _name, typeName) =>
+      !roots.has(typeName) && Object.values(field.args ?? {}).some((arg) => isNonNullType(arg.type) && arg.defaultValue === undefined) ? null : field,
+  });
+  const config = selectable.toConfig();
   const annotate = (type: GraphQLObjectType | null | undefined) =>
     type ? new GraphQLObjectType({ ...type.toConfig(), astNode: parse(printType(type)).definitions[0] as ObjectTypeDefinitionNode }) : type;
   const query = annotate(config.query);
@@ -71,7 +81,7 @@ export function createSofaDoor({ db, logger, config, metrics }: AppDeps): Door {
   const router = () => (built ??= buildRouter());
   const buildRouter = () => useSofa({
     basePath: SOFA_PREFIX,
-    schema: withRootSyntax(schema),
+    schema: sofaSchema(schema),
     depthLimit: DEPTH_LIMIT,
     context: (serverContext) => (serverContext as unknown as { gqlContext: GraphQLContext }).gqlContext,
     errorHandler: (errors) => {

@@ -40,6 +40,11 @@ describe('/v3/rest (SOFA)', () => {
     const list = await call(server, 'GET', '/v3/rest/customers?first=5', { secret: store.secret });
     expect(list.status, list.text).toBe(200);
     const viaGraphQL = await graphql(server, store.secret, '{ customers(first: 5) { nodes { id email } } }');
+    // Routes whose generated selection reaches a field with a required argument (Product.attribute(name)) work too.
+    for (const path of ['/v3/rest/returns?first=2', '/v3/rest/inventory-levels?first=2', '/v3/rest/inbound-shipments?first=2', '/v3/rest/products?first=2']) {
+      const response = await call(server, 'GET', path, { secret: store.secret });
+      expect(response.status, `${path}: ${response.text}`).toBe(200);
+    }
     const ids = (list.body as { edges: { node: { id: string } }[] }).edges.map((e) => e.node.id);
     expect(ids).toEqual((viaGraphQL.data!.customers as { nodes: { id: string }[] }).nodes.map((n) => n.id));
   });
