@@ -33,7 +33,7 @@ export interface RouteDoc {
   /** By status code. `problem: true` means an application/problem+json body. */
   responses: Record<
     string,
-    { description: string; schema?: JsonSchema; problem?: boolean; headers?: Record<string, { description: string; schema: JsonSchema }> }
+    { description: string; schema?: JsonSchema; problem?: boolean; /** Default application/json. */ mediaType?: string; headers?: Record<string, { description: string; schema: JsonSchema }> }
   >;
 }
 

@@ -121,7 +121,7 @@ function routeResponse(response: RouteDoc['responses'][string]): OpenApiResponse
   const out: OpenApiResponse = { description: response.description };
   if (response.headers) out.headers = { ...response.headers };
   if (response.problem) out.content = bodyOf(PROBLEM_REF, PROBLEM_MEDIA_TYPE);
-  else if (response.schema) out.content = bodyOf(response.schema, JSON_MEDIA_TYPE);
+  else if (response.schema) out.content = bodyOf(response.schema, response.mediaType ?? JSON_MEDIA_TYPE);
   return out;
 }
 

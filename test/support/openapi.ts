@@ -146,6 +146,8 @@ export function restResponseProblems(method: string, pathTemplateOrUrl: string, 
     problems.push(`${where}: content-type ${mediaType ?? '(none)'} is not one of ${Object.keys(content).join(', ')}`);
     return problems;
   }
+  // Pages and files (the HTML reference) are checked for their media type only.
+  if (!/json/.test(mediaType)) return problems;
   let body: unknown;
   try {
     body = JSON.parse(response.text);

@@ -67,7 +67,7 @@ export const docsRoutes: Route[] = [
       summary: 'HTML reference of this interface',
       tag: 'Merchant Admin',
       description: 'Swagger UI rendering of /v2.2/openapi.json, served entirely by this service. No credentials needed.',
-      responses: { '200': { description: 'An HTML page (text/html)' } },
+      responses: { '200': { description: 'An HTML page', mediaType: 'text/html', schema: { type: 'string' } } },
     },
     async handle() {
       return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: PAGE };
@@ -81,7 +81,7 @@ export const docsRoutes: Route[] = [
     doc: {
       summary: 'Script, style or icon of the HTML reference',
       tag: 'Merchant Admin',
-      responses: { '200': { description: 'The file' }, '404': { description: 'No such file', problem: true } },
+      responses: { '200': { description: 'The file (CSS, JavaScript or PNG)', mediaType: 'application/octet-stream', schema: { type: 'string' } }, '404': { description: 'No such file', problem: true } },
     },
     async handle({ params, instance }) {
       const type = ASSETS[params.asset];
