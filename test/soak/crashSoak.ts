@@ -48,6 +48,8 @@ interface RoundFigures {
   /** From spawning the restarted service to its first 200 on /readyz. */
   restartToReadyMs: number;
   restartToListeningMs: number;
+  /** From spawning to the service's "database opened" log line (PGlite: WASM start and crash recovery). */
+  restartToDatabaseOpenMs: number;
 }
 
 interface Fixture {
@@ -114,17 +116,20 @@ async function prepare(target: Target, receiver: Receiver): Promise<Fixture> {
 }
 
 /** Spawns the service and waits for /readyz to answer 200. */
-async function startAndWaitReady(target: Target): Promise<{ service: Service; toListeningMs: number; toReadyMs: number }> {
+async function startAndWaitReady(target: Target): Promise<{ service: Service; toDatabaseOpenMs: number; toListeningMs: number; toReadyMs: number }> {
+  const spawnedAt = Date.now();
   const started = performance.now();
-  const service = await startService(target.url);
+  const service = await startService(target.url, { LOG_LEVEL: 'info' });
   const toListeningMs = performance.now() - started;
+  const opened = /"time":"([^"]+)","level":"info","msg":"database opened"/.exec(service.output());
+  const toDatabaseOpenMs = opened ? Date.parse(opened[1]) - spawnedAt : Number.NaN;
   await waitFor(
     async () => (await fetch(`${service.url}/readyz`).then((r) => r.status).catch(() => 0)) === 200,
     '/readyz to answer 200',
     60_000,
     25,
   );
-  return { service, toListeningMs, toReadyMs: performance.now() - started };
+  return { service, toDatabaseOpenMs, toListeningMs, toReadyMs: performance.now() - started };
 }
 
 /** One write of `kind`; true when acknowledged, false when the service gave no answer, throws on a refusal. */
@@ -290,6 +295,7 @@ async function soak(target: Target): Promise<SoakResult> {
         acknowledged: counts,
         unanswered,
         refused,
+        restartToDatabaseOpenMs: Math.round(restart.toDatabaseOpenMs),
         restartToListeningMs: Math.round(restart.toListeningMs),
         restartToReadyMs: Math.round(restart.toReadyMs),
       });
@@ -330,7 +336,7 @@ function report(target: Target, result: SoakResult): void {
   for (const r of result.rounds) {
     lines.push(
       `  round ${r.round}: acknowledged ${r.acknowledged.customer} customers, ${r.acknowledged.order} orders, ${r.acknowledged.adjustment} adjustments; ` +
-        `${r.unanswered} unanswered at the kill; restart: listening ${r.restartToListeningMs} ms, /readyz ${r.restartToReadyMs} ms`,
+        `${r.unanswered} unanswered at the kill; restart: database open ${r.restartToDatabaseOpenMs} ms, listening ${r.restartToListeningMs} ms, /readyz ${r.restartToReadyMs} ms`,
     );
   }
   const ready = result.rounds.map((r) => r.restartToReadyMs);
