@@ -5,6 +5,6 @@
 CREATE INDEX "Event_createdAt_idx" ON "Event"("createdAt");
 
 -- CreateIndex
-CREATE INDEX "WebhookDelivery_status_completedAt_idx" ON "WebhookDelivery"("status", "completedAt");
+CREATE INDEX "WebhookDelivery_completedAt_idx" ON "WebhookDelivery"("completedAt");
 
 
