@@ -8,6 +8,7 @@ import { applyMigrations } from './db/migrate.ts';
 import { isDomainError } from './domain/errors.ts';
 import { createApiClient, createStore, linkFulfillmentService, revokeApiClient } from './domain/stores.ts';
 import { seedDemo } from './domain/demo.ts';
+import { createMerchantUser } from './auth/merchantUsers.ts';
 import type { StoreKind } from './generated/prisma/client.ts';
 
 const USAGE = `usage:
@@ -15,10 +16,20 @@ const USAGE = `usage:
   cli store link --merchant str_A --fulfillment-service str_B
   cli api-client create --store str_A --name NAME --scopes a,b,c
   cli api-client revoke --id apc_...
+  cli user create --store str_A --email E   (password read from stdin)
   cli seed
   cli migrate`;
 
 class UsageError extends Error {}
+
+/** The password is the first line of stdin, so it never shows in the process list or shell history. */
+async function readPassword(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0];
+  if (!password) throw new UsageError('the password must be given on stdin');
+  return password;
+}
 
 function need(values: Record<string, string | undefined>, name: string): string {
   const value = values[name];
@@ -38,6 +49,7 @@ async function run(db: Database, argv: string[]): Promise<unknown> {
       store: { type: 'string' },
       scopes: { type: 'string' },
       id: { type: 'string' },
+      email: { type: 'string' },
     },
     strict: true,
   });
@@ -57,6 +69,8 @@ async function run(db: Database, argv: string[]): Promise<unknown> {
     case 'api-client revoke':
       await revokeApiClient(db.prisma, need(values, 'id'));
       return { ok: true };
+    case 'user create':
+      return createMerchantUser(db.prisma, { storeId: need(values, 'store'), email: need(values, 'email'), password: await readPassword() });
     case 'seed':
       return seedDemo(db.prisma);
     case 'migrate':

@@ -8,7 +8,7 @@ import { createLogger } from './logger.ts';
 import { DatabaseUrlError, openDatabase } from './db/client.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { createApp } from './server.ts';
-import { seedDemo } from './domain/demo.ts';
+import { seedDemo, type DemoCredentials } from './domain/demo.ts';
 import { startBackgroundWork } from './background.ts';
 
 async function main(): Promise<void> {
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     logger.info('migrations applied', { applied });
   }
 
-  let demo: { storeId: string; secret: string } | undefined;
+  let demo: DemoCredentials | undefined;
   if (config.seedWhenEmpty && (await db.prisma.store.count()) === 0) {
     demo = await seedDemo(db.prisma);
     logger.info('demo data seeded', { storeId: demo.storeId });
@@ -51,8 +51,10 @@ async function main(): Promise<void> {
       `  REST v2.2       ${base}/v2.2         (OpenAPI: ${base}/v2.2/openapi.json)`,
       `  Compatibility   ${base}/api/v1/warehouse`,
       `  Health          ${base}/healthz  ${base}/readyz`,
+      `  Dashboard       ${base}/admin         Shopper portal: ${base}/portal/<store id>`,
       credentials
-        ? `  Demo store ${credentials.storeId}, secret: ${credentials.secret}`
+        ? `  Demo store ${credentials.storeId}, secret: ${credentials.secret}` +
+          (credentials.login ? `\n  Demo dashboard login: ${credentials.login.email} / ${credentials.login.password}  (${base}/admin/login?store=${credentials.storeId})` : '')
         : '  Create an API client: npm run -s cli -- api-client create --store <str_id> --name NAME --scopes a,b',
       '',
     ].join('\n'),

@@ -11,6 +11,8 @@ import { createGraphQLDoor } from './schema/http.ts';
 import { createRestDoor } from './rest/door.ts';
 import { createCompatDoor } from './compat/door.ts';
 import { configureCursorSecret } from './schema/keyset.ts';
+import { configurePortalLinkSecret } from './auth/shopper.ts';
+import { createWebDoor } from './web/door.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -58,7 +60,8 @@ function send(res: http.ServerResponse, response: DoorResponse): void {
 export function createApp(deps: AppDeps): App {
   const { db, logger } = deps;
   configureCursorSecret(deps.config.cursorSecret);
-  const doors: Door[] = [createGraphQLDoor(deps), createRestDoor(deps), createCompatDoor(deps)];
+  configurePortalLinkSecret(deps.config.cursorSecret);
+  const doors: Door[] = [createGraphQLDoor(deps), createRestDoor(deps), createCompatDoor(deps), createWebDoor(deps)];
   const notFound = (pathname: string) => json(404, { error: `no route for ${pathname}` });
 
   async function health(pathname: string): Promise<DoorResponse> {

@@ -2,6 +2,8 @@
 // service, locations, a product family with variants, inventory levels, an inbound
 // shipment with its purchase order, customers, orders and returns. Written in one
 // transaction so a half-seeded database never exists.
+import crypto from 'node:crypto';
+import { createMerchantUser } from '../auth/merchantUsers.ts';
 import { SCOPES } from '../auth/scopes.ts';
 import { newId, newReturnId } from './ids.ts';
 import { Decimal } from './money.ts';
@@ -11,7 +13,23 @@ import type { Db } from './tx.ts';
 const COLOURS = ['Red', 'Blue', 'Green'];
 const SIZES = ['S', 'M', 'L'];
 
-export async function seedDemo(db: Db): Promise<{ storeId: string; secret: string }> {
+export const DEMO_USER_EMAIL = 'demo@example.com';
+
+export interface DemoCredentials {
+  storeId: string;
+  secret: string;
+  /** Sign-in of the merchant dashboard (/admin); the password is random per seed. */
+  login: { email: string; password: string };
+}
+
+export async function seedDemo(db: Db): Promise<DemoCredentials> {
+  const seeded = await seedDemoData(db);
+  const password = crypto.randomBytes(12).toString('base64url');
+  await createMerchantUser(db, { storeId: seeded.storeId, email: DEMO_USER_EMAIL, password });
+  return { ...seeded, login: { email: DEMO_USER_EMAIL, password } };
+}
+
+async function seedDemoData(db: Db): Promise<{ storeId: string; secret: string }> {
   const storeId = newId('store');
   return db.$transaction(
     async (tx) => {
