@@ -18,7 +18,7 @@ export interface DashboardRequest {
 }
 
 const STATUS_OF_CODE: Record<string, number> = { NOT_FOUND: 404, BAD_USER_INPUT: 400, CONFLICT: 409, UNPROCESSABLE: 422, FORBIDDEN: 403 };
-const RETURN_STATUSES = ['open', 'in_transit', 'delivered', 'needs_review', 'in_review', 'flagged', 'complete', 'rejected', 'deleted'];
+const RETURN_STATUSES = ['OPEN', 'IN_TRANSIT', 'DELIVERED', 'NEEDS_REVIEW', 'IN_REVIEW', 'FLAGGED', 'COMPLETE', 'REJECTED', 'DELETED'];
 
 class PageFailure extends Error {
   constructor(
