@@ -2,8 +2,6 @@
 // the web door serves. The portal link's token is checked by the portal itself.
 import type { Route } from '../../routeTable.ts';
 
-const STORE_ID = { type: 'string', description: 'Store id' };
-
 function found(location: string) {
   return { status: 302, headers: { location, 'cache-control': 'no-store' } };
 }
