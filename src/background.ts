@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { Logger } from './logger.ts';
 import { pruneRateLimitWindows } from './auth/rateLimit.ts';
+import { pruneWebState } from './auth/throttle.ts';
 import { configureWebhookAddressPolicy, webhookAddressPolicy } from './domain/webhooks.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 
@@ -20,6 +21,7 @@ export function startBackgroundWork({ db, config, logger }: { db: Database; conf
 
   const prune = setInterval(() => {
     pruneRateLimitWindows(db.prisma).catch((error) => logger.warn('pruning rate limit windows failed', { error }));
+    pruneWebState(db.prisma).catch((error) => logger.warn('pruning sign-in throttles and sessions failed', { error }));
   }, 60_000);
   prune.unref();
   return {

@@ -19,3 +19,9 @@ export async function consumeThrottle(prisma: PrismaClient, key: string, limit: 
   const count = Number(rows[0]?.count ?? 1);
   return { allowed: count <= limit, retryAfter: Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000)) };
 }
+
+/** Windows older than a day, and expired dashboard sessions, are dropped now and then by the server. */
+export async function pruneWebState(prisma: PrismaClient, now = Date.now()): Promise<void> {
+  await prisma.throttleWindow.deleteMany({ where: { windowStart: { lt: new Date(now - 24 * 60 * 60_000) } } });
+  await prisma.merchantSession.deleteMany({ where: { expiresAt: { lt: new Date(now) } } });
+}

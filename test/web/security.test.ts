@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestStore, startTestServer, call, type TestServer, type TestStore } from '../support/server.ts';
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
+import { pruneWebState } from '../../src/auth/throttle.ts';
 import { createUser, PASSWORD, signedIn, WebClient } from './helpers.ts';
 
 const HOSTILE = `<script>alert("x")</script>'"><img src=x onerror=alert(1)>`;
@@ -63,6 +64,18 @@ describe('sign-in', () => {
     const replay = await fetch(`${server.url}/admin/returns`, { headers: { cookie: `merchant_session=${token}` }, redirect: 'manual' });
     expect(replay.status).toBe(303);
     expect(replay.headers.get('location')).toBe('/admin/login');
+  });
+
+  it('prunes old throttle windows and expired sessions, keeping live ones', async () => {
+    const client = await signedIn(server, storeA.storeId, 'prune@example.com');
+    const live = await server.db.prisma.merchantSession.count();
+    const user = await server.db.prisma.merchantUser.findFirstOrThrow({ where: { email: 'prune@example.com' } });
+    await server.db.prisma.merchantSession.create({ data: { tokenHash: 'expired', userId: user.id, csrfToken: 'x', expiresAt: new Date(Date.now() - 1000) } });
+    await server.db.prisma.throttleWindow.create({ data: { key: 'old', windowStart: new Date(Date.now() - 2 * 86_400_000), count: 1 } });
+    await pruneWebState(server.db.prisma);
+    expect(await server.db.prisma.merchantSession.count()).toBe(live);
+    expect(await server.db.prisma.throttleWindow.count({ where: { key: 'old' } })).toBe(0);
+    expect((await client.get('/admin/returns')).status).toBe(200);
   });
 });
 
