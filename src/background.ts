@@ -6,6 +6,7 @@ import type { Database } from './db/client.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import { pruneRateLimitWindows } from './auth/rateLimit.ts';
+import { pruneWebState } from './auth/throttle.ts';
 import { configureWebhookAddressPolicy, webhookAddressPolicy } from './domain/webhooks.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import { pruneWebhookHistory } from './webhooks/retention.ts';
@@ -38,6 +39,7 @@ export function startBackgroundWork({
   let pruning: Promise<void> | undefined;
   const pruneOnce = async () => {
     await pruneRateLimitWindows(db.prisma).catch((error) => logger.warn('pruning rate limit windows failed', { error }));
+    await pruneWebState(db.prisma).catch((error) => logger.warn('pruning sign-in throttles and sessions failed', { error }));
     const removed = await pruneWebhookHistory(db, { retentionDays: config.webhookRetentionDays }).catch((error) => {
       logger.warn('pruning the webhook history failed', { error });
       return undefined;

@@ -11,6 +11,7 @@ import { isDomainError } from './domain/errors.ts';
 import { createApiClient, createStore, linkFulfillmentService, revokeApiClient } from './domain/stores.ts';
 import { seedDemo } from './domain/demo.ts';
 import { keepDemoCredentials } from './demoCredentials.ts';
+import { createMerchantUser } from './auth/merchantUsers.ts';
 import type { StoreKind } from './generated/prisma/client.ts';
 
 const USAGE = `usage: npm run -s cli -- <command>
@@ -19,6 +20,7 @@ const USAGE = `usage: npm run -s cli -- <command>
   store link --merchant str_A --fulfillment-service str_B
   api-client create --store str_A --name NAME --scopes a,b,c
   api-client revoke --id apc_...
+  user create --store str_A --email E   a dashboard user; the password is read from stdin
   seed        demo data and an all-scope API client (once per database; again: no change)
   migrate     apply pending migrations
   help        this text
@@ -29,6 +31,15 @@ Each command prints one JSON line. DATABASE_URL chooses the database, as for the
 const HELP = new Set(['help', '--help', '-h']);
 
 class UsageError extends Error {}
+
+/** The password is the first line of stdin, so it never shows in the process list or shell history. */
+async function readPassword(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0];
+  if (!password) throw new UsageError('the password must be given on stdin');
+  return password;
+}
 
 function need(values: Record<string, string | undefined>, name: string): string {
   const value = values[name];
@@ -48,6 +59,7 @@ async function run(db: Database, argv: string[]): Promise<unknown> {
       store: { type: 'string' },
       scopes: { type: 'string' },
       id: { type: 'string' },
+      email: { type: 'string' },
     },
     strict: true,
   });
@@ -67,9 +79,11 @@ async function run(db: Database, argv: string[]): Promise<unknown> {
     case 'api-client revoke':
       await revokeApiClient(db.prisma, need(values, 'id'));
       return { ok: true };
+    case 'user create':
+      return createMerchantUser(db.prisma, { storeId: need(values, 'store'), email: need(values, 'email'), password: await readPassword() });
     case 'seed': {
       const seed = await seedDemo(db.prisma);
-      if (seed.seeded) keepDemoCredentials(db.url, { storeId: seed.storeId, secret: seed.secret });
+      if (seed.seeded) keepDemoCredentials(db.url, { storeId: seed.storeId, secret: seed.secret, login: seed.login });
       return seed;
     }
     case 'migrate':

@@ -27,6 +27,8 @@ export interface Config {
   /** Key that signs REST and GraphQL pagination cursors. */
   cursorSecret: string;
   rateLimits: { rest: number; compat: number };
+  /** Dashboard sign-in attempts per 5 minutes (per store + e-mail), and shopper portal lookups per minute (per address). */
+  webLimits: { loginAttempts: number; portalLookups: number };
   /** What one /v3/graphql request may ask for. */
   graphqlLimits: GraphQLLimits;
   /** Delivered and discarded webhook deliveries (and their events) older than this are deleted. */
@@ -76,6 +78,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: {
       rest: int(env, 'RATE_LIMIT_REST_PER_MINUTE', 1200, 1, 1_000_000),
       compat: int(env, 'RATE_LIMIT_COMPAT_PER_MINUTE', 300, 1, 1_000_000),
+    },
+    webLimits: {
+      loginAttempts: int(env, 'LOGIN_ATTEMPTS_PER_5_MINUTES', 10, 1, 1_000_000),
+      portalLookups: int(env, 'PORTAL_LOOKUPS_PER_MINUTE', 20, 1, 1_000_000),
     },
     graphqlLimits: {
       maxAliases: int(env, 'GRAPHQL_MAX_ALIASES', DEFAULT_GRAPHQL_LIMITS.maxAliases, 1, 10_000),

@@ -10,6 +10,8 @@ import { describeUrl, type Database } from './db/client.ts';
 export interface DemoCredentials {
   storeId: string;
   secret: string;
+  /** Sign-in of the merchant dashboard (/admin), made with the demo data. */
+  login?: { email: string; password: string };
 }
 
 /** Where the embedded database at `databaseUrl` keeps its demo credentials; undefined for PostgreSQL and memory. */

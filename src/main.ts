@@ -54,8 +54,10 @@ function banner(config: Config, port: number, metricsPort: number | undefined, c
     `  REST v2.2       ${base}/v2.2         (reference: ${base}/v2.2/docs, OpenAPI: ${base}/v2.2/openapi.json)`,
     `  Compatibility   ${base}/api/v1/warehouse`,
     `  Health          ${base}/healthz  ${base}/readyz   Metrics ${metrics}`,
+    `  Dashboard       ${base}/admin         Shopper portal: ${base}/portal/<store id>`,
     credentials
-      ? `  Demo store ${credentials.storeId}, secret: ${credentials.secret}`
+      ? `  Demo store ${credentials.storeId}, secret: ${credentials.secret}` +
+        (credentials.login ? `\n  Demo dashboard login: ${credentials.login.email} / ${credentials.login.password}  (${base}/admin/login?store=${credentials.storeId})` : '')
       : '  Create an API client: npm run -s cli -- api-client create --store <str_id> --name NAME --scopes a,b',
     '',
   ].join('\n');
@@ -82,7 +84,7 @@ async function main(): Promise<void> {
   if (config.seedWhenEmpty && (await db.prisma.store.count()) === 0) {
     const seed = await seedDemo(db.prisma);
     if (seed.seeded) {
-      credentials = { storeId: seed.storeId, secret: seed.secret };
+      credentials = { storeId: seed.storeId, secret: seed.secret, login: seed.login };
       keepDemoCredentials(config.databaseUrl, credentials);
       logger.info('demo data seeded', { storeId: seed.storeId });
     }

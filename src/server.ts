@@ -14,6 +14,8 @@ import { createCompatDoor } from './compat/door.ts';
 import { configureCursorSecret } from './schema/keyset.ts';
 import { createSofaDoor } from './rest/sofa.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { configurePortalLinkSecret } from './auth/shopper.ts';
+import { createWebDoor } from './web/door.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -88,8 +90,9 @@ export function createApp(input: Omit<AppDeps, 'metrics'> & { metrics?: Metrics 
   const deps: AppDeps = { ...input, metrics: input.metrics ?? createMetrics(input.db) };
   const { db, logger, metrics, config } = deps;
   configureCursorSecret(config.cursorSecret);
+  configurePortalLinkSecret(config.cursorSecret);
   // The SOFA door owns /v3/rest/ and must be asked before the v3 door, which takes all of /v3/.
-  const doors: Door[] = [createSofaDoor(deps), createGraphQLDoor(deps), createRestDoor(deps), createCompatDoor(deps)];
+  const doors: Door[] = [createSofaDoor(deps), createGraphQLDoor(deps), createRestDoor(deps), createCompatDoor(deps), createWebDoor(deps)];
   const metricsOnMainServer = config.metricsPort === undefined;
   const notFound = (pathname: string) => json(404, { error: `no route for ${pathname}` });
 

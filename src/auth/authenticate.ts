@@ -8,6 +8,11 @@ export interface AuthContext {
   store: { id: string; name: string; kind: StoreKind };
   client: { id: string; name: string };
   scopes: ReadonlySet<Scope>;
+  /**
+   * Set when a merchant user signed in to the dashboard (then `client` names the
+   * user). Only such a session may manage API clients.
+   */
+  merchantUser?: { id: string; email: string };
 }
 
 export interface AuthFailure {

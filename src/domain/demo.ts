@@ -3,6 +3,8 @@
 // shipment with its purchase order, customers, orders and returns. Written in one
 // transaction so a half-seeded database never exists. Seeding is idempotent: a
 // database that already has the demo store is left as it is.
+import crypto from 'node:crypto';
+import { createMerchantUser } from '../auth/merchantUsers.ts';
 import { SCOPES } from '../auth/scopes.ts';
 import { newId, newReturnId } from './ids.ts';
 import { Decimal } from './money.ts';
@@ -17,19 +19,32 @@ const DEMO_CLIENT_NAME = 'Demo (all scopes)';
 /** Serialises concurrent seeds (two CLIs, a CLI and a starting server) on one database. */
 const SEED_LOCK_KEY = 7_340_112;
 
-/** `seeded: false` when the demo store was already there (its secret is stored only as a hash). */
-export type DemoSeed = { seeded: true; storeId: string; secret: string } | { seeded: false; storeId: string };
+export const DEMO_USER_EMAIL = 'demo@example.com';
 
+/** `seeded: false` when the demo store was already there (its secret and password are stored only as hashes). */
+export type DemoSeed =
+  | { seeded: true; storeId: string; secret: string; login: { email: string; password: string } }
+  | { seeded: false; storeId: string };
+
+/** The demo data, and a dashboard user with a random password when it was seeded now. */
 export async function seedDemo(db: Db): Promise<DemoSeed> {
+  const seeded = await seedDemoData(db);
+  if (!seeded.seeded) return seeded;
+  const password = crypto.randomBytes(12).toString('base64url');
+  await createMerchantUser(db, { storeId: seeded.storeId, email: DEMO_USER_EMAIL, password });
+  return { ...seeded, login: { email: DEMO_USER_EMAIL, password } };
+}
+
+async function seedDemoData(db: Db): Promise<{ seeded: true; storeId: string; secret: string } | { seeded: false; storeId: string }> {
   const storeId = newId('store');
   return db.$transaction(
-    async (tx): Promise<DemoSeed> => {
+    async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${SEED_LOCK_KEY})`;
       const existing = await tx.store.findFirst({
         where: { name: DEMO_STORE_NAME, kind: 'MERCHANT', apiClients: { some: { name: DEMO_CLIENT_NAME } } },
         select: { id: true },
       });
-      if (existing) return { seeded: false, storeId: existing.id };
+      if (existing) return { seeded: false as const, storeId: existing.id };
       const serviceId = newId('store');
       await tx.store.create({
         data: {
@@ -241,7 +256,7 @@ export async function seedDemo(db: Db): Promise<DemoSeed> {
         });
       }
       const client = await createApiClient(tx, { storeId, name: DEMO_CLIENT_NAME, scopes: SCOPES });
-      return { seeded: true, storeId, secret: client.secret };
+      return { seeded: true as const, storeId, secret: client.secret };
     },
     { timeout: 60_000, maxWait: 60_000 },
   );

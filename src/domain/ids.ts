@@ -29,6 +29,7 @@ export const ID_PREFIXES = {
   deliveryAttempt: 'dat',
   event: 'evt',
   apiClient: 'apc',
+  merchantUser: 'usr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -237,7 +237,7 @@ async function lockOrder(tx: Tx, storeId: string, orderId: string): Promise<bool
 }
 
 /** Units of each order line claimed by live returns (removed items and released returns excluded). */
-async function claimedQuantities(tx: Tx, lineIds: string[], exceptReturnId?: string): Promise<Map<string, number>> {
+export async function claimedQuantities(tx: Db | Tx, lineIds: string[], exceptReturnId?: string): Promise<Map<string, number>> {
   const rows = await tx.returnItem.groupBy({
     by: ['orderLineItemId'],
     where: {

@@ -68,9 +68,10 @@ export async function createApiClient(
   return { id: client.id, secret };
 }
 
-export async function revokeApiClient(db: Db | Tx, id: string): Promise<void> {
+/** Revokes a client; with `storeId`, only one of that store's clients (another store's is not found). */
+export async function revokeApiClient(db: Db | Tx, id: string, storeId?: string): Promise<void> {
   const client = await db.apiClient.findUnique({ where: { id } });
-  if (!client) throw new NotFound(`API client ${id} not found`, { path: 'id' });
+  if (!client || (storeId !== undefined && client.storeId !== storeId)) throw new NotFound(`API client ${id} not found`, { path: 'id' });
   if (client.revokedAt) throw new Conflict(`API client ${id} is already revoked`, { path: 'id' });
   await db.apiClient.update({ where: { id }, data: { revokedAt: new Date() } });
 }

@@ -16,7 +16,7 @@ import { DEFAULT_PAGE_SIZE } from './connectionArgs.ts';
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   PrismaTypes: PrismaTypes;
-  AuthScopes: { authenticated: boolean; scope: Scope };
+  AuthScopes: { authenticated: boolean; merchantUser: boolean; scope: Scope };
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
   Scalars: {
@@ -30,6 +30,7 @@ export const builder = new SchemaBuilder<{
   scopeAuth: {
     authScopes: (ctx) => ({
       authenticated: ctx.auth !== null,
+      merchantUser: ctx.auth?.merchantUser !== undefined,
       scope: (scope: Scope) => ctx.auth?.scopes.has(scope) ?? false,
     }),
     unauthorizedError: (_parent, _ctx, info, result) =>

@@ -4,10 +4,10 @@ import type { AuthContext } from '../auth/authenticate.ts';
 import type { Logger } from '../logger.ts';
 import type { Scope } from '../auth/scopes.ts';
 
-export type Door = 'v3' | 'rest' | 'compat' | 'internal';
+export type Door = 'v3' | 'rest' | 'compat' | 'web' | 'internal';
 
 /** Largest page a connection accepts, per door (spec 8 for v3; REST page-size goes to 500). */
-export const MAX_PAGE_SIZE: Record<Door, number> = { v3: 100, rest: 500, compat: 750, internal: 1000 };
+export const MAX_PAGE_SIZE: Record<Door, number> = { v3: 100, rest: 500, compat: 750, web: 100, internal: 1000 };
 
 export interface GraphQLContext {
   db: Database;

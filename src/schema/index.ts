@@ -7,6 +7,7 @@ import './orders.ts';
 import './customers.ts';
 import './returns.ts';
 import './webhooks.ts';
+import './merchant.ts';
 import './catalog.ts';
 import './inventory.ts';
 import './purchasing.ts';

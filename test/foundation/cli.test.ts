@@ -50,6 +50,20 @@ async function cli(...args: string[]): Promise<{ code: number; out: unknown; err
   }
 }
 
+/** A CLI run with `input` on stdin (the password of `user create`). */
+function cliWithInput(input: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, ['src/cli.ts', ...args], { env: { ...process.env, DATABASE_URL: databaseUrl } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (err += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code: code ?? 1, out, err }));
+    child.stdin.end(input);
+  });
+}
+
 // Each CLI run starts a process and opens the database (seconds each, more on a busy machine).
 describe('cli', { timeout: 300_000 }, () => {
   it('creates stores, links them, creates and revokes API clients, seeds demo data', async () => {
@@ -63,13 +77,25 @@ describe('cli', { timeout: 300_000 }, () => {
 
     expect((await cli('store', 'link', '--merchant', merchantId, '--fulfillment-service', serviceId)).out).toEqual({ ok: true });
 
+    const user = await cliWithInput('correct horse battery\n', 'user', 'create', '--store', merchantId, '--email', 'Owner@Example.com');
+    expect(user.code).toBe(0);
+    expect(JSON.parse(user.out)).toEqual({ id: expect.stringMatching(/^usr_/), email: 'owner@example.com' });
+    const tooShort = await cliWithInput('short\n', 'user', 'create', '--store', merchantId, '--email', 'other@example.com');
+    expect(tooShort.code).toBe(1);
+    expect(tooShort.err).toContain('at least 10 characters');
+
     const client = await cli('api-client', 'create', '--store', merchantId, '--name', 'app', '--scopes', 'customers_read,orders_write');
     expect(client.out).toEqual({ id: expect.stringMatching(/^apc_/), secret: expect.any(String) });
     const clientId = (client.out as { id: string }).id;
     expect((await cli('api-client', 'revoke', '--id', clientId)).out).toEqual({ ok: true });
 
     const seed = await cli('seed');
-    expect(seed.out).toEqual({ seeded: true, storeId: expect.stringMatching(/^str_/), secret: expect.any(String) });
+    expect(seed.out).toEqual({
+      seeded: true,
+      storeId: expect.stringMatching(/^str_/),
+      secret: expect.any(String),
+      login: { email: 'demo@example.com', password: expect.any(String) },
+    });
     // Seeding again changes nothing: same demo store, no second copy.
     const again = await cli('seed');
     expect(again.out).toEqual({ seeded: false, storeId: (seed.out as { storeId: string }).storeId });

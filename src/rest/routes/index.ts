@@ -32,8 +32,9 @@ import { inboundShipmentRoutes } from './inboundShipments.ts';
 import { inventoryLevelRoutes } from './inventoryLevels.ts';
 import { openApiRoute } from './openapi.ts';
 import { orderRoutes } from './orders.ts';
+import { pageRoutes } from './pages.ts';
 import { returnRoutes } from './returns.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Every v2.2 route, in match order. */
-export const restRoutes: Route[] = [openApiRoute(() => restRoutes), ...docsRoutes, ...webhookRoutes, ...customerRoutes, ...orderRoutes, ...returnRoutes, ...inventoryLevelRoutes, ...inboundShipmentRoutes];
+export const restRoutes: Route[] = [openApiRoute(() => restRoutes), ...docsRoutes, ...webhookRoutes, ...customerRoutes, ...orderRoutes, ...returnRoutes, ...inventoryLevelRoutes, ...inboundShipmentRoutes, ...pageRoutes];

@@ -1,0 +1,81 @@
+// Merchant users (dashboard sign-in per store) and their database sessions. The
+// session cookie carries a random token; the database keeps only its SHA-256 and
+// the session's CSRF synchronizer token.
+import crypto from 'node:crypto';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { Conflict, Invalid, NotFound } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
+import { DECOY_HASH, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
+import { hashSecret } from './secrets.ts';
+
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+
+export interface MerchantSession {
+  user: { id: string; email: string };
+  store: { id: string; name: string; kind: 'MERCHANT' | 'FULFILLMENT_SERVICE' };
+  csrfToken: string;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export async function createMerchantUser(
+  prisma: PrismaClient,
+  input: { storeId: string; email: string; password: string },
+): Promise<{ id: string; email: string }> {
+  const email = input.email.trim().toLowerCase();
+  if (!EMAIL.test(email) || email.length > 254) throw new Invalid('email must be an e-mail address', { path: 'email' });
+  if (input.password.length < MIN_PASSWORD_LENGTH) {
+    throw new Invalid(`password must have at least ${MIN_PASSWORD_LENGTH} characters`, { path: 'password' });
+  }
+  const store = await prisma.store.findUnique({ where: { id: input.storeId }, select: { id: true } });
+  if (!store) throw new NotFound(`store ${input.storeId} not found`, { path: 'store' });
+  const existing = await prisma.merchantUser.findUnique({ where: { storeId_email: { storeId: input.storeId, email } } });
+  if (existing) throw new Conflict(`a user ${email} already exists in store ${input.storeId}`, { path: 'email' });
+  const user = await prisma.merchantUser.create({
+    data: { id: newId('merchantUser'), storeId: input.storeId, email, passwordHash: await hashPassword(input.password) },
+  });
+  return { id: user.id, email: user.email };
+}
+
+/** The user when e-mail and password match; the same work is done when the e-mail is unknown. */
+export async function checkLogin(prisma: PrismaClient, storeId: string, email: string, password: string): Promise<{ id: string } | null> {
+  const user = await prisma.merchantUser.findUnique({ where: { storeId_email: { storeId, email: email.trim().toLowerCase() } } });
+  const ok = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
+  return user && ok ? { id: user.id } : null;
+}
+
+/** Starts a session; returns the cookie token (shown to the browser only). */
+export async function startSession(prisma: PrismaClient, userId: string, now = Date.now()): Promise<string> {
+  const token = crypto.randomBytes(32).toString('base64url');
+  await prisma.merchantSession.create({
+    data: {
+      tokenHash: hashSecret(token),
+      userId,
+      csrfToken: crypto.randomBytes(32).toString('base64url'),
+      expiresAt: new Date(now + SESSION_TTL_MS),
+    },
+  });
+  return token;
+}
+
+export async function loadSession(prisma: PrismaClient, token: string | undefined, now = Date.now()): Promise<MerchantSession | null> {
+  if (!token || token.length > 100) return null;
+  const session = await prisma.merchantSession.findUnique({
+    where: { tokenHash: hashSecret(token) },
+    select: { expiresAt: true, csrfToken: true, user: { select: { id: true, email: true, store: { select: { id: true, name: true, kind: true } } } } },
+  });
+  if (!session || session.expiresAt.getTime() <= now) return null;
+  return { user: { id: session.user.id, email: session.user.email }, store: session.user.store, csrfToken: session.csrfToken };
+}
+
+export async function endSession(prisma: PrismaClient, token: string): Promise<void> {
+  await prisma.merchantSession.deleteMany({ where: { tokenHash: hashSecret(token) } });
+}
+
+/** Compares a submitted CSRF token with the session's in constant time. */
+export function sameCsrfToken(expected: string, submitted: string | undefined): boolean {
+  if (!submitted) return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(submitted);
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
+}

@@ -1,0 +1,357 @@
+// Merchant dashboard pages. Each handler runs GraphQL operations with the signed-in
+// user's context and renders escaped HTML; failures become a page in the same frame.
+import { SCOPES } from '../auth/scopes.ts';
+import type { DoorResponse } from '../door.ts';
+import { runOperation, type Operation } from '../schema/execute.ts';
+import type { GraphQLContext } from '../schema/context.ts';
+import { csrfField, formatDate, html, money, type Html } from './html.ts';
+import { page, redirect } from './http.ts';
+import { ops } from './operations.ts';
+
+export interface DashboardRequest {
+  ctx: GraphQLContext;
+  session: { storeName: string; email: string; csrfToken: string };
+  method: string;
+  segments: string[];
+  query: URLSearchParams;
+  form: URLSearchParams;
+}
+
+const STATUS_OF_CODE: Record<string, number> = { NOT_FOUND: 404, BAD_USER_INPUT: 400, CONFLICT: 409, UNPROCESSABLE: 422, FORBIDDEN: 403 };
+const RETURN_STATUSES = ['OPEN', 'IN_TRANSIT', 'DELIVERED', 'NEEDS_REVIEW', 'IN_REVIEW', 'FLAGGED', 'COMPLETE', 'REJECTED', 'DELETED'];
+
+class PageFailure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function run<T>(req: DashboardRequest, operation: Operation, variables: Record<string, unknown> = {}): Promise<T> {
+  const outcome = await runOperation<T>(operation, variables, req.ctx);
+  if (!outcome.ok) throw new PageFailure(STATUS_OF_CODE[outcome.error.code] ?? 500, outcome.error.code === 'INTERNAL_SERVER_ERROR' ? 'Something went wrong.' : outcome.error.message);
+  return outcome.data;
+}
+
+function view(req: DashboardRequest, status: number, title: string, body: Html): DoorResponse {
+  return page(status, { title, body, dashboard: req.session });
+}
+
+function notFound(req: DashboardRequest): DoorResponse {
+  return view(req, 404, 'Not found', html`<p>There is nothing here for this store.</p>`);
+}
+
+// ------------------------------------------------------------------ API clients
+
+interface ApiClientRow {
+  id: string;
+  name: string;
+  scopes: string[];
+  revokedAt: string | null;
+  createdAt: string;
+}
+
+async function developerPage(req: DashboardRequest, created?: { secret: string; name: string }, error?: string): Promise<DoorResponse> {
+  const { apiClients } = await run<{ apiClients: ApiClientRow[] }>(req, ops.apiClients);
+  const rows = apiClients.map(
+    (c) => html`<tr><td>${c.name}</td><td><code>${c.id}</code></td><td>${c.scopes.join(' ')}</td><td>${formatDate(c.createdAt)}</td>
+<td>${c.revokedAt ? html`Revoked ${formatDate(c.revokedAt)}` : html`<form method="post" action="/admin/settings/developer/api-clients/${c.id}/revoke">${csrfField(req.session.csrfToken)}<button type="submit" class="secondary" aria-label="Revoke ${c.name}">Revoke</button></form>`}</td></tr>`,
+  );
+  const scopeBoxes = SCOPES.map((s) => html`<label class="check"><input type="checkbox" name="scopes" value="${s}"> ${s}</label>`);
+  return view(
+    req,
+    created ? 201 : error ? 400 : 200,
+    'Settings → Developer',
+    html`${created ? html`<div class="notice" role="status"><p>API client <strong>${created.name}</strong> created. Copy its secret now: it is shown only this once.</p><code class="secret" id="new-secret">${created.secret}</code></div>` : ''}
+${error ? html`<div class="error" role="alert">${error}</div>` : ''}
+<h2>API clients</h2>
+<div class="table"><table><thead><tr><th>Name</th><th>Id</th><th>Scopes</th><th>Created</th><th>Status</th></tr></thead><tbody>${rows}</tbody></table></div>
+<h2>Add an API client</h2>
+<form method="post" action="/admin/settings/developer/api-clients" class="card">${csrfField(req.session.csrfToken)}
+<label for="client-name">Name</label><input type="text" id="client-name" name="name" required maxlength="100">
+<fieldset><legend>Scopes</legend>${scopeBoxes}</fieldset>
+<button type="submit">Create API client</button></form>`,
+  );
+}
+
+async function createClient(req: DashboardRequest): Promise<DoorResponse> {
+  const name = req.form.get('name') ?? '';
+  const scopes = req.form.getAll('scopes');
+  const outcome = await runOperation<{ createApiClient: { secret: string; apiClient: { name: string } } }>(ops.createApiClient, { name, scopes }, req.ctx);
+  if (!outcome.ok) return developerPage(req, undefined, outcome.error.message);
+  return developerPage(req, { secret: outcome.data.createApiClient.secret, name: outcome.data.createApiClient.apiClient.name });
+}
+
+// ------------------------------------------------------------------ webhooks
+
+interface WebhookRow {
+  id: string;
+  url: string;
+  topics: string[];
+  enabled: boolean;
+  createdAt: string;
+}
+
+async function webhooksPage(req: DashboardRequest, error?: string): Promise<DoorResponse> {
+  const data = await run<{ webhookTopics: string[]; webhookSubscriptions: { nodes: WebhookRow[] } }>(req, ops.webhooks);
+  const rows = data.webhookSubscriptions.nodes.map(
+    (w) => html`<tr><td><a href="/admin/webhooks/${w.id}">${w.url}</a></td><td>${w.topics.join(' ')}</td><td>${w.enabled ? 'enabled' : 'disabled'}</td><td>${formatDate(w.createdAt)}</td></tr>`,
+  );
+  const topics = data.webhookTopics.map((t) => html`<label class="check"><input type="checkbox" name="topics" value="${t}"> ${t}</label>`);
+  return view(
+    req,
+    error ? 400 : 200,
+    'Webhooks',
+    html`${error ? html`<div class="error" role="alert">${error}</div>` : ''}
+<div class="table"><table><thead><tr><th>URL</th><th>Topics</th><th>State</th><th>Created</th></tr></thead><tbody>${rows}</tbody></table></div>
+<h2>Add a webhook</h2>
+<form method="post" action="/admin/webhooks" class="card">${csrfField(req.session.csrfToken)}
+<label for="webhook-url">URL</label><input type="url" id="webhook-url" name="url" required>
+<label for="webhook-secret">Secret (sent as the bearer token; optional)</label><input type="password" id="webhook-secret" name="secret" autocomplete="off">
+<fieldset><legend>Topics</legend>${topics}</fieldset>
+<button type="submit">Create webhook</button></form>`,
+  );
+}
+
+async function createWebhook(req: DashboardRequest): Promise<DoorResponse> {
+  const secret = req.form.get('secret');
+  const input = { url: req.form.get('url') ?? '', topics: req.form.getAll('topics'), ...(secret ? { secret } : {}) };
+  const outcome = await runOperation<{ createWebhookSubscription: { id: string } }>(ops.createWebhook, { input }, req.ctx);
+  if (!outcome.ok) return webhooksPage(req, outcome.error.message);
+  return redirect(`/admin/webhooks/${encodeURIComponent(outcome.data.createWebhookSubscription.id)}`);
+}
+
+interface DeliveryRow {
+  id: string;
+  status: string;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  createdAt: string;
+  event: { id: string; topic: string; subjectId: string };
+  attempts: { attemptNumber: number; startedAt: string; durationMs: number; responseStatus: number | null; error: string | null }[];
+}
+
+async function webhookPage(req: DashboardRequest, id: string): Promise<DoorResponse> {
+  const data = await run<{ webhookSubscription: WebhookRow | null; webhookDeliveries: { nodes: DeliveryRow[] } }>(req, ops.webhook, { id });
+  const w = data.webhookSubscription;
+  if (!w) return notFound(req);
+  const rows = data.webhookDeliveries.nodes.map(
+    (d) => html`<tr><td>${formatDate(d.createdAt)}</td><td>${d.event.topic}</td><td><code>${d.event.id}</code></td><td>${d.status}</td><td>${d.attemptCount}</td>
+<td>${d.attempts.map((a) => html`<div>#${a.attemptNumber} ${a.responseStatus ?? 'no response'} ${a.durationMs} ms ${a.error ?? ''}</div>`)}</td></tr>`,
+  );
+  return view(
+    req,
+    200,
+    'Webhook',
+    html`<section class="card"><p><strong>URL</strong> ${w.url}</p><p><strong>Topics</strong> ${w.topics.join(' ')}</p><p><strong>State</strong> ${w.enabled ? 'enabled' : 'disabled'}</p></section>
+<h2>Delivery log</h2>
+<div class="table"><table><thead><tr><th>Created</th><th>Topic</th><th>Event</th><th>Status</th><th>Attempts</th><th>Responses</th></tr></thead><tbody>${rows}</tbody></table></div>`,
+  );
+}
+
+// ------------------------------------------------------------------ returns
+
+interface ReturnRow {
+  id: string;
+  number: number;
+  status: string;
+  type: string;
+  createdAt: string;
+  updatedAt: string;
+  order: { id: string; name: string };
+  total: { amount: string; currency: string };
+}
+
+async function returnsPage(req: DashboardRequest): Promise<DoorResponse> {
+  const status = req.query.get('status') || '';
+  const orderName = req.query.get('order_name') || '';
+  const after = req.query.get('after') || undefined;
+  const data = await run<{ returns: { nodes: ReturnRow[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }>(req, ops.returns, {
+    status: RETURN_STATUSES.includes(status) ? [status] : undefined,
+    orderName: orderName || undefined,
+    after,
+  });
+  const rows = data.returns.nodes.map(
+    (r) => html`<tr><td><a href="/admin/returns/${r.id}">#${r.number}</a></td><td><a href="/admin/orders/${r.order.id}">${r.order.name}</a></td><td>${r.status}</td><td>${r.type}</td><td>${money(r.total)}</td><td>${formatDate(r.updatedAt)}</td></tr>`,
+  );
+  const next = data.returns.pageInfo.hasNextPage && data.returns.pageInfo.endCursor
+    ? html`<p><a href="/admin/returns?${new URLSearchParams({ status, order_name: orderName, after: data.returns.pageInfo.endCursor }).toString()}">Next page</a></p>`
+    : '';
+  return view(
+    req,
+    200,
+    'Returns',
+    html`<form method="get" action="/admin/returns" class="card">
+<label for="filter-status">Status</label><select id="filter-status" name="status"><option value="">any</option>${RETURN_STATUSES.map((s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`)}</select>
+<label for="filter-order">Order name</label><input type="text" id="filter-order" name="order_name" value="${orderName}">
+<button type="submit">Filter</button></form>
+<div class="table"><table><thead><tr><th>Return</th><th>Order</th><th>Status</th><th>Type</th><th>Total</th><th>Updated</th></tr></thead><tbody>${rows}</tbody></table></div>${next}`,
+  );
+}
+
+interface ReturnDetail extends ReturnRow {
+  tags: string[];
+  totalRefund: { amount: string; currency: string };
+  totalStoreCredit: { amount: string; currency: string };
+  order: { id: string; name: string; submittedCustomer: { name: string | null; email: string | null } | null };
+  items: { id: string; quantity: number; reason: string | null; outcome: string; removedAt: string | null; orderLineItem: { id: string; title: string; sku: string | null }; amount: { amount: string; currency: string } | null }[];
+  statusChanges: { operation: string; fromStatus: string | null; toStatus: string; createdAt: string }[];
+  notes: { id: string; content: string; createdAt: string }[];
+}
+
+async function returnPage(req: DashboardRequest, id: string, message?: { error?: string; done?: string }): Promise<DoorResponse> {
+  const { return: ret } = await run<{ return: ReturnDetail | null }>(req, ops.returnDetail, { id });
+  if (!ret) return notFound(req);
+  const csrf = csrfField(req.session.csrfToken);
+  const action = (name: string, label: string) =>
+    html`<form method="post" action="/admin/returns/${ret.id}/${name}">${csrf}<button type="submit">${label}</button></form>`;
+  const live = ret.items.filter((i) => !i.removedAt);
+  const items = ret.items.map(
+    (i) => html`<tr><td>${i.orderLineItem.title}</td><td>${i.orderLineItem.sku ?? ''}</td><td>${i.quantity}</td><td>${i.reason ?? ''}</td><td>${i.outcome}</td><td>${money(i.amount)}</td><td>${i.removedAt ? 'removed' : ''}</td></tr>`,
+  );
+  return view(
+    req,
+    message?.error ? 409 : 200,
+    `Return #${ret.number}`,
+    html`${message?.error ? html`<div class="error" role="alert">${message.error}</div>` : ''}${message?.done ? html`<div class="notice" role="status">${message.done}</div>` : ''}
+<section class="card"><p><strong>Status</strong> <span id="return-status">${ret.status}</span> · <strong>Type</strong> ${ret.type}</p>
+<p><strong>Order</strong> <a href="/admin/orders/${ret.order.id}">${ret.order.name}</a> · ${ret.order.submittedCustomer?.name ?? ''} ${ret.order.submittedCustomer?.email ?? ''}</p>
+<p><strong>Total</strong> ${money(ret.total)} · <strong>Refunded</strong> ${money(ret.totalRefund)} · <strong>Store credit</strong> ${money(ret.totalStoreCredit)}</p>
+<p><strong>Tags</strong> ${ret.tags.join(', ') || 'none'}</p></section>
+<h2>Actions</h2>
+<div class="actions">${action('process', 'Process')}${action('flag', 'Flag')}${action('close', 'Close (reject)')}${action('reset', 'Reset')}</div>
+<h2>Items</h2>
+<div class="table"><table><thead><tr><th>Item</th><th>SKU</th><th>Qty</th><th>Reason</th><th>Outcome</th><th>Amount</th><th></th></tr></thead><tbody>${items}</tbody></table></div>
+${live.length > 1 ? html`<form method="post" action="/admin/returns/${ret.id}/remove" class="card">${csrf}<fieldset><legend>Remove items</legend>${live.map((i) => html`<label class="check"><input type="checkbox" name="items" value="${i.id}"> ${i.orderLineItem.title}</label>`)}</fieldset><button type="submit" class="secondary">Remove selected items</button></form>` : ''}
+<h2>State history</h2>
+<ol>${ret.statusChanges.map((c) => html`<li>${formatDate(c.createdAt)}: ${c.operation} ${c.fromStatus ?? '—'} → ${c.toStatus}</li>`)}</ol>
+<h2>Notes</h2>
+<ul>${ret.notes.map((n) => html`<li>${formatDate(n.createdAt)}: ${n.content}</li>`)}</ul>
+<form method="post" action="/admin/returns/${ret.id}/note" class="card">${csrf}<label for="note-content">Add a note</label><textarea id="note-content" name="content" maxlength="255" required></textarea><button type="submit">Add note</button></form>`,
+  );
+}
+
+const TRANSITIONS: Record<string, { operation: Operation; done: string }> = {
+  process: { operation: ops.processReturn, done: 'Return processed.' },
+  flag: { operation: ops.flagReturn, done: 'Return flagged.' },
+  close: { operation: ops.rejectReturn, done: 'Return closed.' },
+  reset: { operation: ops.resetReturn, done: 'Return reset.' },
+};
+
+async function returnAction(req: DashboardRequest, id: string, name: string): Promise<DoorResponse> {
+  const transition = TRANSITIONS[name];
+  let outcome;
+  if (transition) outcome = await runOperation(transition.operation, { id }, req.ctx);
+  else if (name === 'remove') outcome = await runOperation(ops.removeReturnItems, { id, items: req.form.getAll('items') }, req.ctx);
+  else if (name === 'note') outcome = await runOperation(ops.addReturnNote, { id, content: req.form.get('content') ?? '' }, req.ctx);
+  else return notFound(req);
+  if (!outcome.ok) {
+    if (outcome.error.code === 'NOT_FOUND') return notFound(req);
+    return returnPage(req, id, { error: outcome.error.message });
+  }
+  return redirect(`/admin/returns/${encodeURIComponent(id)}`);
+}
+
+// ------------------------------------------------------------------ orders
+
+interface OrderRow {
+  id: string;
+  name: string;
+  placedAt: string;
+  totalPrice: { amount: string; currency: string } | null;
+  submittedCustomer: { name: string | null; email: string | null } | null;
+}
+
+async function ordersPage(req: DashboardRequest): Promise<DoorResponse> {
+  const name = req.query.get('name') || '';
+  const data = await run<{ orders: { nodes: OrderRow[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }>(req, ops.orders, {
+    name: name || undefined,
+    after: req.query.get('after') || undefined,
+  });
+  const rows = data.orders.nodes.map(
+    (o) => html`<tr><td><a href="/admin/orders/${o.id}">${o.name}</a></td><td>${formatDate(o.placedAt)}</td><td>${o.submittedCustomer?.name ?? ''}</td><td>${o.submittedCustomer?.email ?? ''}</td><td>${money(o.totalPrice)}</td></tr>`,
+  );
+  const next = data.orders.pageInfo.hasNextPage && data.orders.pageInfo.endCursor
+    ? html`<p><a href="/admin/orders?${new URLSearchParams({ name, after: data.orders.pageInfo.endCursor }).toString()}">Next page</a></p>`
+    : '';
+  return view(
+    req,
+    200,
+    'Orders',
+    html`<form method="get" action="/admin/orders" class="card"><label for="filter-name">Order name</label><input type="text" id="filter-name" name="name" value="${name}"><button type="submit">Find</button></form>
+<div class="table"><table><thead><tr><th>Order</th><th>Placed</th><th>Customer</th><th>E-mail</th><th>Total</th></tr></thead><tbody>${rows}</tbody></table></div>${next}`,
+  );
+}
+
+interface OrderDetail {
+  id: string;
+  name: string;
+  externalId: string;
+  placedAt: string;
+  customerPortalToken: string;
+  submittedCustomer: { name: string | null; email: string | null } | null;
+  totalPrice: { amount: string; currency: string } | null;
+  lineItems: { id: string; externalId: string; title: string; sku: string | null; quantity: number; returnableQuantity: number; price: { amount: string; currency: string } | null }[];
+}
+
+async function orderPage(req: DashboardRequest, id: string): Promise<DoorResponse> {
+  const { order } = await run<{ order: OrderDetail | null }>(req, ops.orderDetail, { id });
+  if (!order) return notFound(req);
+  const storeId = req.ctx.auth!.store.id;
+  const portalLink = `/portal/${encodeURIComponent(storeId)}/orders/${encodeURIComponent(order.id)}?token=${encodeURIComponent(order.customerPortalToken)}`;
+  const lines = order.lineItems.map(
+    (l) => html`<tr><td>${l.title}</td><td>${l.sku ?? ''}</td><td>${l.quantity}</td><td>${l.returnableQuantity}</td><td>${money(l.price)}</td></tr>`,
+  );
+  return view(
+    req,
+    200,
+    `Order ${order.name}`,
+    html`<section class="card"><p><strong>Merchant order id</strong> ${order.externalId} · <strong>Placed</strong> ${formatDate(order.placedAt)}</p>
+<p><strong>Customer</strong> ${order.submittedCustomer?.name ?? ''} ${order.submittedCustomer?.email ?? ''}</p>
+<p><strong>Total</strong> ${money(order.totalPrice)}</p>
+<p><a href="/admin/returns?${new URLSearchParams({ order_name: order.name }).toString()}">Returns of this order</a> · <a href="${portalLink}">Shopper portal link</a></p></section>
+<h2>Line items</h2>
+<div class="table"><table><thead><tr><th>Item</th><th>SKU</th><th>Ordered</th><th>Returnable</th><th>Price</th></tr></thead><tbody>${lines}</tbody></table></div>`,
+  );
+}
+
+// ------------------------------------------------------------------ routing
+
+/** Dashboard pages after sign-in; `segments` is the path below /admin. */
+export async function dashboard(req: DashboardRequest): Promise<DoorResponse> {
+  const [section, id, action, extra] = req.segments;
+  const get = req.method === 'GET' || req.method === 'HEAD';
+  try {
+    if (section === 'settings' && id === 'developer') {
+      if (!action && get) return await developerPage(req);
+      if (action === 'api-clients' && !extra && req.method === 'POST') return await createClient(req);
+      if (action === 'api-clients' && extra && req.method === 'POST' && req.segments[4] === 'revoke' && req.segments.length === 5) {
+        const outcome = await runOperation(ops.revokeApiClient, { id: extra }, req.ctx);
+        if (!outcome.ok) return outcome.error.code === 'NOT_FOUND' ? notFound(req) : await developerPage(req, undefined, outcome.error.message);
+        return redirect('/admin/settings/developer');
+      }
+    }
+    if (section === 'webhooks') {
+      if (!id && get) return await webhooksPage(req);
+      if (!id && req.method === 'POST') return await createWebhook(req);
+      if (id && !action && get) return await webhookPage(req, id);
+    }
+    if (section === 'returns') {
+      if (!id && get) return await returnsPage(req);
+      if (id && !action && get) return await returnPage(req, id);
+      if (id && action && !extra && req.method === 'POST') return await returnAction(req, id, action);
+    }
+    if (section === 'orders') {
+      if (!id && get) return await ordersPage(req);
+      if (id && !action && get) return await orderPage(req, id);
+    }
+    if (!section && get) return redirect('/admin/returns');
+    return notFound(req);
+  } catch (error) {
+    if (error instanceof PageFailure) return view(req, error.status, error.status === 404 ? 'Not found' : 'Error', html`<div class="error" role="alert">${error.message}</div>`);
+    throw error;
+  }
+}

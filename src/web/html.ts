@@ -1,0 +1,61 @@
+// Small, escaping HTML templates: every interpolated value is escaped unless it is
+// already Html, so a user string can never become markup.
+export class Html {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+type Part = Html | string | number | null | undefined | false | Part[];
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"'`=]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function render(part: Part): string {
+  if (part === null || part === undefined || part === false) return '';
+  if (part instanceof Html) return part.value;
+  if (Array.isArray(part)) return part.map(render).join('');
+  return escapeHtml(String(part));
+}
+
+export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
+  let out = strings[0];
+  values.forEach((value, i) => {
+    out += render(value) + strings[i + 1];
+  });
+  return new Html(out);
+}
+
+export interface Layout {
+  title: string;
+  body: Html;
+  /** Dashboard chrome (navigation, sign-out form) when signed in. */
+  dashboard?: { storeName: string; email: string; csrfToken: string };
+}
+
+export function layout({ title, body, dashboard }: Layout): Html {
+  const nav = dashboard
+    ? html`<header class="bar"><strong>${dashboard.storeName}</strong>
+<nav aria-label="Dashboard"><a href="/admin/returns">Returns</a> <a href="/admin/orders">Orders</a> <a href="/admin/webhooks">Webhooks</a> <a href="/admin/settings/developer">Settings → Developer</a></nav>
+<form method="post" action="/admin/logout" class="inline"><input type="hidden" name="csrf" value="${dashboard.csrfToken}"><span>${dashboard.email}</span> <button type="submit">Sign out</button></form></header>`
+    : '';
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title><link rel="stylesheet" href="/admin/app.css"></head>
+<body>${nav}<main><h1>${title}</h1>${body}</main></body></html>`;
+}
+
+export function csrfField(token: string): Html {
+  return html`<input type="hidden" name="csrf" value="${token}">`;
+}
+
+export function formatDate(value: unknown): string {
+  return typeof value === 'string' ? value.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '';
+}
+
+export function money(value: { amount: string; currencyCode?: string; currency?: string } | null | undefined): string {
+  if (!value) return '';
+  return `${value.amount} ${value.currencyCode ?? value.currency ?? ''}`.trim();
+}

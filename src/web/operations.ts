@@ -1,0 +1,58 @@
+// The GraphQL operations behind every dashboard and portal page. The web door is a
+// fourth door onto the one schema: it reads and writes only through these.
+import { defineOperation } from '../schema/execute.ts';
+
+const RETURN_FIELDS = `id number status type createdAt updatedAt currency
+  order { id name }
+  total { amount currency }`;
+
+export const ops = {
+  storeName: defineOperation(`query StoreName { store { id name } }`),
+  apiClients: defineOperation(`query ApiClients { apiClients { id name scopes revokedAt createdAt } }`),
+  createApiClient: defineOperation(`mutation CreateApiClient($name: String!, $scopes: [ApiScope!]!) {
+    createApiClient(name: $name, scopes: $scopes) { secret apiClient { id name scopes } } }`),
+  revokeApiClient: defineOperation(`mutation RevokeApiClient($id: ID!) { revokeApiClient(id: $id) { id revokedAt } }`),
+
+  webhooks: defineOperation(`query Webhooks { webhookTopics webhookSubscriptions(first: 100) { nodes { id url topics enabled createdAt } } }`),
+  createWebhook: defineOperation(`mutation CreateWebhook($input: CreateWebhookSubscriptionInput!) { createWebhookSubscription(input: $input) { id } }`),
+  webhook: defineOperation(`query Webhook($id: ID!) {
+    webhookSubscription(id: $id) { id url topics enabled createdAt }
+    webhookDeliveries(subscriptionId: $id, first: 50) { nodes {
+      id status attemptCount nextAttemptAt lastError completedAt createdAt
+      event { id topic subjectId }
+      attempts { attemptNumber startedAt durationMs responseStatus error } } } }`),
+
+  returns: defineOperation(`query Returns($status: [ReturnStatus!], $orderName: String, $after: String) {
+    returns(first: 50, after: $after, status: $status, orderName: $orderName) {
+      nodes { ${RETURN_FIELDS} } pageInfo { hasNextPage endCursor } } }`),
+  returnDetail: defineOperation(`query ReturnDetail($id: ID!) {
+    return(id: $id) { ${RETURN_FIELDS} tags totalRefund { amount currency } totalStoreCredit { amount currency }
+      order { id name submittedCustomer { name email } }
+      items(includeRemoved: true) { id quantity reason outcome removedAt orderLineItem { id title sku } amount { amount currency } }
+      statusChanges { operation fromStatus toStatus createdAt }
+      notes { id content createdAt } } }`),
+  processReturn: defineOperation(`mutation ProcessReturn($id: ID!) { processReturn(id: $id) { id status } }`),
+  flagReturn: defineOperation(`mutation FlagReturn($id: ID!) { flagReturn(id: $id) { id status } }`),
+  rejectReturn: defineOperation(`mutation RejectReturn($id: ID!) { rejectReturn(id: $id) { id status } }`),
+  resetReturn: defineOperation(`mutation ResetReturn($id: ID!) { resetReturn(id: $id) { id status } }`),
+  removeReturnItems: defineOperation(`mutation RemoveReturnItems($id: ID!, $items: [ID!]!) { removeReturnItems(id: $id, lineItemIds: $items) { id } }`),
+  addReturnNote: defineOperation(`mutation AddReturnNote($id: ID!, $content: String!) { addReturnNote(id: $id, content: $content) { id } }`),
+
+  orders: defineOperation(`query Orders($name: String, $after: String) {
+    orders(first: 50, after: $after, name: $name) {
+      nodes { id name placedAt totalPrice { amount currency } submittedCustomer { name email } }
+      pageInfo { hasNextPage endCursor } } }`),
+  orderDetail: defineOperation(`query OrderDetail($id: ID!) {
+    order(id: $id) { id name externalId placedAt currency customerPortalToken
+      submittedCustomer { name email }
+      totalPrice { amount currency }
+      lineItems { id externalId title sku quantity returnableQuantity price { amount currency } } } }`),
+
+  portalFindOrder: defineOperation(`query PortalFindOrder($name: String!) {
+    orders(first: 1, name: $name) { nodes { id submittedCustomer { email } } } }`),
+  portalOrder: defineOperation(`query PortalOrder($id: ID!) {
+    order(id: $id) { id name lineItems { id title sku quantity returnableQuantity } } }`),
+  portalReturns: defineOperation(`query PortalReturns($orderName: String!) {
+    returns(first: 20, orderName: $orderName) { nodes { id status createdAt items { quantity reason orderLineItem { title } } } } }`),
+  portalCreateReturn: defineOperation(`mutation PortalCreateReturn($input: CreateReturnInput!) { createReturn(input: $input) { return { id } } }`),
+};

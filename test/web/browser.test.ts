@@ -1,0 +1,130 @@
+// The dashboard and portal in real Chromium (Debian's package through puppeteer-core),
+// at a 360 px wide viewport. Screenshots of each page go to test-artifacts/screenshots/.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'puppeteer-core';
+import { launchBrowser, screenshot } from './chromium.ts';
+import { call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
+import { createTestOrder } from '../support/returnFixtures.ts';
+import { createUser, PASSWORD } from './helpers.ts';
+
+let server: TestServer;
+let store: TestStore;
+let browser: Browser;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+  store = await createTestStore(server.db, { name: 'Browser Outfitters' });
+  await createUser(server, store.storeId, 'owner@example.com');
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function newPage(): Promise<{ page: Page; errors: string[] }> {
+  // Each person gets their own cookie jar.
+  const page = await (await browser.createBrowserContext()).newPage();
+  await page.setViewport({ width: 360, height: 740 });
+  const errors: string[] = [];
+  // A CSP violation shows up on the console; a missing asset as a failed response (the
+  // browser's own favicon probe aside).
+  page.on('console', (message) => message.type() === 'error' && !message.text().startsWith('Failed to load resource') && errors.push(message.text()));
+  page.on('response', (response) => {
+    const url = new URL(response.url());
+    if (response.status() >= 400 && response.request().resourceType() !== 'document' && url.pathname !== '/favicon.ico') errors.push(`${response.status()} ${url.pathname}`);
+  });
+  return { page, errors };
+}
+
+async function submit(page: Page, selector: string): Promise<void> {
+  await Promise.all([page.waitForNavigation(), page.click(selector)]);
+}
+
+async function signIn(page: Page): Promise<void> {
+  await page.goto(`${server.url}/v2.2/stores/${store.storeId}/admin`);
+  expect(await page.$eval('#login-store', (el) => (el as HTMLInputElement).value)).toBe(store.storeId);
+  await screenshot(page, '01-login');
+  await page.type('#login-email', 'owner@example.com');
+  await page.type('#login-password', PASSWORD);
+  await submit(page, 'form[action="/admin/login"] button');
+  expect(new URL(page.url()).pathname).toBe('/admin/returns');
+}
+
+describe('dashboard in Chromium', { timeout: 120_000 }, () => {
+  it('signs in, creates an API client whose secret works on REST and v3, revokes it -> 401', async () => {
+    const { page, errors } = await newPage();
+    await signIn(page);
+    await page.goto(`${server.url}/admin/settings/developer`);
+    await page.type('#client-name', 'Warehouse app');
+    await page.click('input[name="scopes"][value="returns_read"]');
+    await page.click('input[name="scopes"][value="orders_read"]');
+    await submit(page, 'form[action="/admin/settings/developer/api-clients"] button');
+    const secret = await page.$eval('#new-secret', (el) => el.textContent!.trim());
+    await screenshot(page, '02-api-client-created');
+    expect(secret).toMatch(/^sk_/);
+
+    const rest = await call(server, 'GET', `/v2.2/stores/${store.storeId}/returns`, { secret });
+    expect(rest.status).toBe(200);
+    const v3 = await graphql(server, secret, '{ store { id } }');
+    expect(v3.data).toEqual({ store: { id: store.storeId } });
+    expect((await call(server, 'GET', `/v2.2/stores/${store.storeId}/customers?email=a@b.co`, { secret })).status).toBe(403);
+
+    // The secret is shown once: the list page no longer has it.
+    await page.goto(`${server.url}/admin/settings/developer`);
+    expect(await page.content()).not.toContain(secret);
+    await submit(page, 'button[aria-label="Revoke Warehouse app"]');
+    await screenshot(page, '03-api-client-revoked');
+    expect((await call(server, 'GET', `/v2.2/stores/${store.storeId}/returns`, { secret })).status).toBe(401);
+    expect((await graphql(server, secret, '{ store { id } }')).status).toBe(401);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('shopper portal -> return created -> seen by the compat door and the dashboard -> processed -> portal shows it done', async () => {
+    const order = await createTestOrder(server.db, store.storeId, {
+      customerEmail: 'shopper@example.com',
+      lines: [{ title: 'Trail Tee', quantity: 2, price: '25.00' }, { title: 'Cap', quantity: 1, price: '12.00' }],
+    });
+    const shopper = await newPage();
+    await shopper.page.goto(`${server.url}/portal/${store.storeId}`);
+    await screenshot(shopper.page, '04-portal-lookup');
+    await shopper.page.type('#order-name', order.name);
+    await shopper.page.type('#order-email', 'shopper@example.com');
+    await submit(shopper.page, 'form button');
+    await screenshot(shopper.page, '05-portal-order');
+    await shopper.page.$eval('#qty-0', (el) => ((el as HTMLInputElement).value = '2'));
+    await shopper.page.select('#reason-0', 'too_small');
+    await submit(shopper.page, 'form button');
+    expect(await shopper.page.$eval('#return-statuses li', (el) => el.getAttribute('data-status'))).toBe('OPEN');
+    await screenshot(shopper.page, '06-portal-return-created');
+
+    const compat = await call(server, 'GET', `/api/v1/warehouse/return/details?order_name=${encodeURIComponent(order.name)}`, { secret: store.secret });
+    expect(compat.status).toBe(200);
+    const compatReturn = compat.body as { svc_id: string; state: string; line_items: { return_reason: string }[] };
+    expect(compatReturn.state).toBe('open');
+    expect(compatReturn.line_items.map((line) => line.return_reason)).toEqual(['too_small']);
+
+    const merchant = await newPage();
+    await signIn(merchant.page);
+    await screenshot(merchant.page, '07-returns-list');
+    await submit(merchant.page, `a[href="/admin/returns/${compatReturn.svc_id}"]`);
+    await screenshot(merchant.page, '08-return-detail');
+    await submit(merchant.page, `form[action="/admin/returns/${compatReturn.svc_id}/process"] button`);
+    expect(await merchant.page.$eval('#return-status', (el) => el.textContent)).toBe('COMPLETE');
+    await screenshot(merchant.page, '09-return-processed');
+    await merchant.page.goto(`${server.url}/admin/orders/${order.id}`);
+    await screenshot(merchant.page, '10-order-detail');
+    await merchant.page.goto(`${server.url}/admin/orders`);
+    await screenshot(merchant.page, '11-orders');
+    await merchant.page.goto(`${server.url}/admin/webhooks`);
+    await screenshot(merchant.page, '12-webhooks');
+
+    await shopper.page.reload();
+    expect(await shopper.page.$eval('#return-statuses li', (el) => el.getAttribute('data-status'))).toBe('COMPLETE');
+    expect(await shopper.page.$eval('#return-statuses li', (el) => el.textContent)).toContain('Done');
+    await screenshot(shopper.page, '13-portal-return-done');
+    // Nothing is wider than the 360 px viewport.
+    expect(await shopper.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect([...shopper.errors, ...merchant.errors]).toEqual([]);
+  });
+});
