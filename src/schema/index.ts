@@ -11,6 +11,7 @@ import './catalog.ts';
 import './inventory.ts';
 import './purchasing.ts';
 import './inbound.ts';
+import './fulfillments.ts';
 import { enforceConnectionArgs } from './connectionArgs.ts';
 
 export const schema = enforceConnectionArgs(builder.toSchema({ sortSchema: false }));

@@ -30,8 +30,18 @@ import { inboundShipmentRoutes } from './inboundShipments.ts';
 import { inventoryLevelRoutes } from './inventoryLevels.ts';
 import { openApiRoute } from './openapi.ts';
 import { orderRoutes } from './orders.ts';
+import { orderFulfillmentRoutes } from './orderFulfillments.ts';
 import { returnRoutes } from './returns.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Every v2.2 route, in match order. */
-export const restRoutes: Route[] = [openApiRoute(() => restRoutes), ...webhookRoutes, ...customerRoutes, ...orderRoutes, ...returnRoutes, ...inventoryLevelRoutes, ...inboundShipmentRoutes];
+export const restRoutes: Route[] = [
+  openApiRoute(() => restRoutes),
+  ...webhookRoutes,
+  ...customerRoutes,
+  ...orderRoutes,
+  ...returnRoutes,
+  ...inventoryLevelRoutes,
+  ...inboundShipmentRoutes,
+  ...orderFulfillmentRoutes,
+];
