@@ -12,6 +12,7 @@ import './inventory.ts';
 import './purchasing.ts';
 import './inbound.ts';
 import './fulfillments.ts';
+import './inventoryItems.ts';
 import { enforceConnectionArgs } from './connectionArgs.ts';
 
 export const schema = enforceConnectionArgs(builder.toSchema({ sortSchema: false }));

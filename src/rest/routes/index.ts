@@ -31,6 +31,7 @@ import { inventoryLevelRoutes } from './inventoryLevels.ts';
 import { openApiRoute } from './openapi.ts';
 import { orderRoutes } from './orders.ts';
 import { orderFulfillmentRoutes } from './orderFulfillments.ts';
+import { inventoryItemRoutes } from './inventoryItems.ts';
 import { returnRoutes } from './returns.ts';
 import { webhookRoutes } from './webhooks.ts';
 
@@ -44,4 +45,5 @@ export const restRoutes: Route[] = [
   ...inventoryLevelRoutes,
   ...inboundShipmentRoutes,
   ...orderFulfillmentRoutes,
+  ...inventoryItemRoutes,
 ];
