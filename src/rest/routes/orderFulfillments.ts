@@ -275,7 +275,23 @@ export const orderFulfillmentRoutes: Route[] = [
       summary: 'Get Order',
       tag: 'Orders',
       description: "The order as created, with its fulfillments; orderId is our id, the merchant's orderId or the order name (#1001).",
-      responses: { '200': { description: 'The order', schema: { type: 'object', required: ['orderId', 'createdAt', 'lineItems', 'fulfillments'] } }, '401': ERRORS['401'], '404': ERRORS['404'] },
+      responses: {
+        '200': {
+          description: 'The order',
+          schema: {
+            type: 'object',
+            required: ['orderId', 'createdAt', 'lineItems', 'fulfillments'],
+            properties: {
+              orderId: { type: 'string' },
+              createdAt: { type: 'string', format: 'date-time' },
+              lineItems: { type: 'array', items: { type: 'object' } },
+              fulfillments: { type: 'array', items: FULFILLMENT },
+            },
+          },
+        },
+        '401': ERRORS['401'],
+        '404': ERRORS['404'],
+      },
     },
     handle: getOrder,
   },
