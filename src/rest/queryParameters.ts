@@ -17,6 +17,8 @@ export interface QueryParameter {
   type: string;
   /** For ids: the prefix of the kind of record it names (decisions.md "Identifiers"), e.g. `loc_`. */
   idPrefix?: string;
+  /** For enums: the values this door accepts when fewer than the schema's. */
+  allowed?: readonly string[];
   description: string;
 }
 
@@ -35,7 +37,8 @@ function checkValue(parameter: QueryParameter, raw: string): string | undefined 
   }
   const type = inputType(parameter.type);
   if (isEnumType(type)) {
-    return type.getValue(raw) ? undefined : `must be one of ${type.getValues().map((v) => v.name).join(', ')}, got "${raw}"`;
+    const values = parameter.allowed ?? type.getValues().map((v) => v.name);
+    return values.includes(raw) ? undefined : `must be one of ${values.join(', ')}, got "${raw}"`;
   }
   let problem: string | undefined;
   coerceInputValue(raw, type, (_path, _value, error) => {
@@ -65,7 +68,7 @@ export function readQueryParameters(query: URLSearchParams, parameters: readonly
 function schemaOf(parameter: QueryParameter): Record<string, unknown> {
   if (parameter.idPrefix) return { type: 'string', pattern: `^${parameter.idPrefix}[0-9a-z]+$` };
   const type = inputType(parameter.type);
-  if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((v) => v.name) };
+  if (isEnumType(type)) return { type: 'string', enum: parameter.allowed ? [...parameter.allowed] : type.getValues().map((v) => v.name) };
   if (parameter.type === 'DateTime') return { type: 'string', format: 'date-time' };
   return { type: 'string', minLength: 1 };
 }

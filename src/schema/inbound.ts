@@ -90,6 +90,7 @@ export const InboundShipment = builder.prismaObject('InboundShipment', {
     paymentTerms: t.exposeString('paymentTerms', { nullable: true }),
     freightCost: t.field({ type: Money, nullable: true, resolve: (s) => money(s.freightCost, s.currency) }),
     dutyCost: t.field({ type: Money, nullable: true, resolve: (s) => money(s.dutyCost, s.currency) }),
+    currency: t.exposeString('currency', { nullable: false, description: 'ISO 4217 code of freightCost and dutyCost' }),
     estimatedArrivalDate: t.expose('estimatedArrivalDate', { type: 'Date', nullable: true }),
     actualArrivalDate: t.expose('actualArrivalDate', { type: 'Date', nullable: true }),
     location: t.relation('location', { nullable: true, description: 'Destination', authScopes: { scope: 'locations_read' } }),
@@ -161,6 +162,7 @@ builder.queryFields((t) => ({
         orderBy: t.arg({ type: InboundShipmentSortKey, defaultValue: 'CREATED_AT' }),
         reverse: t.arg.boolean({ defaultValue: false, description: 'Flips the direction of the sort key' }),
         status: t.arg({ type: InboundShipmentStatus, description: 'Only shipments with this status' }),
+        statuses: t.arg({ type: [InboundShipmentStatus], description: 'Only shipments with one of these statuses' }),
         locationId: t.arg.id({ description: 'Only shipments to this location' }),
         createdAtMin: t.arg({ type: 'DateTime', description: 'Inclusive' }),
         createdAtMax: t.arg({ type: 'DateTime', description: 'Exclusive' }),
@@ -170,6 +172,7 @@ builder.queryFields((t) => ({
         const filter: Prisma.InboundShipmentWhereInput = {
           storeId: storeIdOf(ctx),
           ...(args.status ? { status: args.status } : {}),
+          ...(args.statuses ? { AND: [{ status: { in: args.statuses } }] } : {}),
           ...(args.locationId ? { locationId: String(args.locationId) } : {}),
           ...(createdAt ? { createdAt } : {}),
         };

@@ -12,6 +12,8 @@ import './catalog.ts';
 import './inventory.ts';
 import './purchasing.ts';
 import './inbound.ts';
+import './fulfillments.ts';
+import './inventoryItems.ts';
 import { enforceConnectionArgs } from './connectionArgs.ts';
 
 export const schema = enforceConnectionArgs(builder.toSchema({ sortSchema: false }));

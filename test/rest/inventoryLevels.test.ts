@@ -226,13 +226,21 @@ describe('pagination', () => {
 });
 
 describe('one level', () => {
-  it('answers {inventory_level} with the same shape as the list', async () => {
+  it('answers {inventory_level}: the list shape plus the product upc, external_ids (none kept) and created_at', async () => {
     const url = `${base()}/${levelIds[0]}`;
     const res = await call(server, 'GET', url, { secret: store.secret });
     expectValidRestResponse('GET', url, res);
     expect(res.status).toBe(200);
-    const listed = (await list(`location_id=${warehouse}&sku=WID-1`)).body as { inventory_levels: unknown[] };
-    expect(res.body).toEqual({ inventory_level: listed.inventory_levels[0] });
+    const listed = (await list(`location_id=${warehouse}&sku=WID-1`)).body as { inventory_levels: { product: object }[] };
+    const stored = await server.db.prisma.inventoryLevel.findUniqueOrThrow({ where: { id: levelIds[0] }, include: { product: true } });
+    expect(res.body).toEqual({
+      inventory_level: {
+        ...listed.inventory_levels[0],
+        product: { ...listed.inventory_levels[0].product, upc: stored.product.upc },
+        external_ids: null,
+        created_at: stored.createdAt.toISOString(),
+      },
+    });
   });
 
   it("404 problem for an unknown id, an id of another kind and another store's level", async () => {

@@ -97,6 +97,30 @@ const stored = (id: string) =>
   });
 
 describe('creating an order', () => {
+  it('accepts null in every field the reference document lets be null, as a field not given', async () => {
+    const nullAddress = { address1: null, address2: null, city: null, province: null, country: null, postalCode: null };
+    const res = await post(
+      order({
+        orderId: 'NULLS-1',
+        customer: { id: null, email: null, phoneNumber: null, name: null, firstName: null, lastName: null },
+        shipping: { method: null, cost: null, address: nullAddress },
+        billingAddress: nullAddress,
+        totalPrice: null,
+        subtotalPrice: null,
+        totalTax: null,
+        totalDiscount: null,
+        tags: null,
+        currencyCode: null,
+        locationId: null,
+        lineItems: [{ id: 'N1', productId: 'p', title: 'Thing', quantity: 1, variantId: null, sku: null, price: null, imageUrl: null, discount: null }],
+      }),
+    );
+    expect(res.status).toBe(200);
+    const saved = await stored((res.body as { orderId: string }).orderId);
+    expect(saved).toMatchObject({ externalId: 'NULLS-1', totalPrice: null, customerEmail: null, tags: [] });
+    expect(saved.lineItems[0]).toMatchObject({ externalVariantId: null, imageUrl: null, sku: null, price: null });
+  });
+
   it('answers 200 {orderId, externalOrderId} and stores the order as sent, with exact amounts', async () => {
     const body = order({
       orderId: 'SHOP-1001',

@@ -8,6 +8,7 @@ import type { Database } from '../../src/db/client.ts';
 import { createApiClient, createStore, linkFulfillmentService } from '../../src/domain/stores.ts';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import { createTestDatabase } from './db.ts';
+import { expectReferenceResponse } from './reference.ts';
 
 export interface TestServer {
   url: string;
@@ -62,12 +63,16 @@ export async function addApiClient(db: Database, storeId: string, scopes: readon
 
 export { linkFulfillmentService };
 
-/** fetch with the bearer secret and JSON body handled. */
+/**
+ * fetch with the bearer secret and JSON body handled. Every /v2.2 answer of an operation the
+ * reference document has is checked against that document (the REST door's contract); only a
+ * test of the checker itself turns that off with `referenceCheck: false`.
+ */
 export async function call(
   server: Pick<TestServer, 'url'>,
   method: string,
   path: string,
-  options: { secret?: string; body?: unknown; headers?: Record<string, string> } = {},
+  options: { secret?: string; body?: unknown; headers?: Record<string, string>; referenceCheck?: boolean } = {},
 ): Promise<{ status: number; headers: Headers; body: unknown; text: string }> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.secret) headers.authorization = `Bearer ${options.secret}`;
@@ -83,6 +88,9 @@ export async function call(
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
     // not JSON: keep the text
+  }
+  if (options.referenceCheck !== false && path.startsWith('/v2.2/')) {
+    expectReferenceResponse(method, path, { status: response.status, headers: response.headers, text });
   }
   return { status: response.status, headers: response.headers, body: parsed, text };
 }

@@ -64,16 +64,17 @@ const UPSERT_RESPONSE: JsonSchema = {
 const CUSTOMER: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'email', 'firstName', 'lastName', 'name', 'phoneNumber', 'phoneNumbers', 'location', 'customFields', 'createdAt', 'updatedAt'],
+  required: ['id', 'email', 'phoneNumbers', 'customFields', 'createdAt', 'updatedAt'],
+  description: 'Profile fields the customer does not have are left out (never null)',
   properties: {
     id: { type: 'string', pattern: '^cus_' },
     email: { type: 'string', format: 'email' },
-    firstName: { type: ['string', 'null'] },
-    lastName: { type: ['string', 'null'] },
-    name: { type: ['string', 'null'], description: 'Display name made from first and last name' },
-    phoneNumber: { type: ['string', 'null'], description: 'The latest phone number' },
+    firstName: { type: 'string' },
+    lastName: { type: 'string' },
+    name: { type: 'string', description: 'Display name made from first and last name' },
+    phoneNumber: { type: 'string', description: 'The latest phone number' },
     phoneNumbers: { type: 'array', items: { type: 'string' }, description: 'Every phone number, in the order first seen' },
-    location: { type: ['object', 'null'], additionalProperties: false, properties: LOCATION_PROPERTIES },
+    location: { type: 'object', additionalProperties: false, properties: LOCATION_PROPERTIES },
     customFields: { type: 'object', additionalProperties: CUSTOM_FIELD_VALUE, description: 'DATE fields as ISO 8601 strings' },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
@@ -127,7 +128,9 @@ async function byEmail(input: RouteInput) {
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance);
   const { customer } = outcome.data;
   if (!customer) return problem(404, `no customer with e-mail ${emails[0]}`, { instance: input.instance });
-  return json(200, { ...customer, location: locationJson(customer.location) });
+  // The reference's customer has no nullable profile field: an unknown one is left out.
+  const body = Object.fromEntries(Object.entries({ ...customer, location: locationJson(customer.location) }).filter(([, value]) => value !== null));
+  return json(200, body);
 }
 
 export const customerRoutes: Route[] = [

@@ -15,10 +15,14 @@ const SCOPES: readonly Scope[] = ['inventory_read', 'locations_read', 'products_
 
 // Nested lists are bounded by the door's page-size limit; a shipment's line count is
 // far below it in practice, and sku_count / item_count always cover every line.
+// The reference document's shipment status has no CANCELLED: the REST door lists only
+// the statuses it names and answers a cancelled shipment as not found (v3 shows them all).
+const REST_STATUSES = ['PENDING', 'IN_TRANSIT', 'PARTIALLY_RECEIVED', 'RECEIVED'] as const;
+
 const SHIPMENT_FIELDS = `
   fragment RestInboundShipment on InboundShipment {
     id shipmentId status carrier trackingNumber trackingUrl estimatedArrivalDate actualArrivalDate
-    freightType paymentTerms freightCost { amount currency } dutyCost { amount currency }
+    freightType paymentTerms currency freightCost { amount currency } dutyCost { amount currency }
     location { id name }
     items(first: ${MAX_PAGE_SIZE}) { nodes { id quantity receivedQuantity damagedQuantity product { id title sku } } }
     skuCount itemCount receivedCount createdAt updatedAt
@@ -27,7 +31,7 @@ const SHIPMENT_FIELDS = `
 const LIST = defineOperation(`
   query RestInboundShipments($first: Int!, $after: String, $status: InboundShipmentStatus, $locationId: ID,
                              $createdAtMin: DateTime, $createdAtMax: DateTime) {
-    inboundShipments(first: $first, after: $after, orderBy: UPDATED_AT, status: $status, locationId: $locationId,
+    inboundShipments(first: $first, after: $after, orderBy: UPDATED_AT, status: $status, statuses: [${REST_STATUSES.join(', ')}], locationId: $locationId,
                      createdAtMin: $createdAtMin, createdAtMax: $createdAtMax) {
       pageInfo { hasNextPage endCursor }
       nodes { ...RestInboundShipment }
@@ -60,6 +64,7 @@ interface ShipmentNode {
   actualArrivalDate: string | null;
   freightType: string | null;
   paymentTerms: string | null;
+  currency: string;
   freightCost: Money | null;
   dutyCost: Money | null;
   location: { id: string; name: string };
@@ -71,6 +76,17 @@ interface ShipmentNode {
   updatedAt: string;
   purchaseOrders?: { nodes: { id: string; name: string }[] };
 }
+
+/**
+ * Units of a line that did not arrive: only a RECEIVED shipment is closed, so only its
+ * lines can miss units; an open one may still receive them.
+ */
+function missingQuantity(status: string, item: ShipmentNode['items']['nodes'][number]): number {
+  return status === 'RECEIVED' ? Math.max(0, item.quantity - item.receivedQuantity - item.damagedQuantity) : 0;
+}
+
+/** The reference's costs are never null: a cost not recorded is zero in the shipment's currency. */
+const cost = (value: Money | null, currency: string): Money => value ?? { amount: '0', currency };
 
 function shipmentJson(node: ShipmentNode) {
   return {
@@ -85,26 +101,40 @@ function shipmentJson(node: ShipmentNode) {
     actual_arrival_date: node.actualArrivalDate,
     freight_type: node.freightType,
     payment_terms: node.paymentTerms,
-    freight_cost: node.freightCost,
-    duty_cost: node.dutyCost,
+    freight_cost: cost(node.freightCost, node.currency),
+    duty_cost: cost(node.dutyCost, node.currency),
     items: node.items.nodes.map((item) => ({
       id: item.id,
       product: item.product,
       quantity: item.quantity,
       received_quantity: item.receivedQuantity,
       damaged_quantity: item.damagedQuantity,
+      missing_quantity: missingQuantity(node.status, item),
     })),
     sku_count: node.skuCount,
     item_count: node.itemCount,
     received_count: node.receivedCount,
     created_at: node.createdAt,
     updated_at: node.updatedAt,
-    ...(node.purchaseOrders ? { purchase_orders: node.purchaseOrders.nodes } : {}),
+  };
+}
+
+/** The detail adds the purchase orders and totals; this service keeps no volume, transfer orders or files. */
+function shipmentDetailJson(node: ShipmentNode) {
+  const items = node.items.nodes;
+  return {
+    ...shipmentJson(node),
+    purchase_orders: node.purchaseOrders?.nodes ?? [],
+    custom_volume_cubic_meters: null,
+    transfer_orders: [],
+    files: [],
+    damaged_count: items.reduce((sum, item) => sum + item.damagedQuantity, 0),
+    missing_count: items.reduce((sum, item) => sum + missingQuantity(node.status, item), 0),
   };
 }
 
 const FILTERS: QueryParameter[] = [
-  { name: 'status', variable: 'status', type: 'InboundShipmentStatus', description: 'Only shipments with this status' },
+  { name: 'status', variable: 'status', type: 'InboundShipmentStatus', allowed: REST_STATUSES, description: 'Only shipments with this status' },
   { name: 'location_id', variable: 'locationId', type: 'ID', idPrefix: 'loc_', description: 'Only shipments to this destination location' },
   { name: 'created_at_min', variable: 'createdAtMin', type: 'DateTime', description: 'Only shipments created at or after this instant (inclusive)' },
   { name: 'created_at_max', variable: 'createdAtMax', type: 'DateTime', description: 'Only shipments created before this instant (exclusive)' },
@@ -114,7 +144,7 @@ const NAMES = { ...parameterNames(FILTERS), ...PAGE_PARAMETER_NAMES };
 
 const NULLABLE_STRING = { type: ['string', 'null'] };
 const MONEY_SCHEMA = {
-  type: ['object', 'null'],
+  type: 'object',
   additionalProperties: false,
   required: ['amount', 'currency'],
   properties: {
@@ -127,7 +157,7 @@ const NULLABLE_DATE = { type: ['string', 'null'], format: 'date' };
 const SHIPMENT_PROPERTIES = {
   id: { type: 'string', pattern: '^inb_' },
   shipment_id: { ...NULLABLE_STRING, description: "The carrier's shipment identifier" },
-  status: { type: 'string', enum: ['PENDING', 'IN_TRANSIT', 'PARTIALLY_RECEIVED', 'RECEIVED', 'CANCELLED'] },
+  status: { type: 'string', enum: [...REST_STATUSES] },
   location: {
     type: 'object',
     additionalProperties: false,
@@ -150,7 +180,7 @@ const SHIPMENT_PROPERTIES = {
     items: {
       type: 'object',
       additionalProperties: false,
-      required: ['id', 'product', 'quantity', 'received_quantity', 'damaged_quantity'],
+      required: ['id', 'product', 'quantity', 'received_quantity', 'damaged_quantity', 'missing_quantity'],
       properties: {
         id: { type: 'string', pattern: '^isp_' },
         product: {
@@ -162,6 +192,7 @@ const SHIPMENT_PROPERTIES = {
         quantity: { type: 'integer', minimum: 0 },
         received_quantity: { type: 'integer', minimum: 0 },
         damaged_quantity: { type: 'integer', minimum: 0 },
+        missing_quantity: { type: 'integer', minimum: 0, description: 'Units that did not arrive (a RECEIVED shipment only)' },
       },
     },
   },
@@ -181,9 +212,14 @@ const SHIPMENT_SCHEMA = {
 
 const SHIPMENT_WITH_ORDERS_SCHEMA = {
   ...SHIPMENT_SCHEMA,
-  required: [...SHIPMENT_SCHEMA.required, 'purchase_orders'],
+  required: [...SHIPMENT_SCHEMA.required, 'purchase_orders', 'custom_volume_cubic_meters', 'transfer_orders', 'files', 'damaged_count', 'missing_count'],
   properties: {
     ...SHIPMENT_PROPERTIES,
+    custom_volume_cubic_meters: { type: ['number', 'null'], description: 'Not kept by this service: null' },
+    transfer_orders: { type: 'array', maxItems: 0, description: 'This service has no transfer orders: always empty' },
+    files: { type: 'array', maxItems: 0, description: 'This service keeps no shipment files: always empty' },
+    damaged_count: { type: 'integer', minimum: 0 },
+    missing_count: { type: 'integer', minimum: 0 },
     purchase_orders: {
       type: 'array',
       description: 'Purchase orders the shipment fulfills',
@@ -217,7 +253,8 @@ async function one(input: RouteInput) {
   const outcome = await runOperation<{ inboundShipment: ShipmentNode | null }>(ONE, { id: input.params.id }, input.ctx);
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance);
   if (!outcome.data.inboundShipment) return notFound();
-  return json(200, { inbound_shipment: shipmentJson(outcome.data.inboundShipment) });
+  if (!(REST_STATUSES as readonly string[]).includes(outcome.data.inboundShipment.status)) return notFound();
+  return json(200, { inbound_shipment: shipmentDetailJson(outcome.data.inboundShipment) });
 }
 
 export const inboundShipmentRoutes: Route[] = [

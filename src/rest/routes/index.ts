@@ -33,8 +33,22 @@ import { inventoryLevelRoutes } from './inventoryLevels.ts';
 import { openApiRoute } from './openapi.ts';
 import { orderRoutes } from './orders.ts';
 import { pageRoutes } from './pages.ts';
+import { orderFulfillmentRoutes } from './orderFulfillments.ts';
+import { inventoryItemRoutes } from './inventoryItems.ts';
 import { returnRoutes } from './returns.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Every v2.2 route, in match order. */
-export const restRoutes: Route[] = [openApiRoute(() => restRoutes), ...docsRoutes, ...webhookRoutes, ...customerRoutes, ...orderRoutes, ...returnRoutes, ...inventoryLevelRoutes, ...inboundShipmentRoutes, ...pageRoutes];
+export const restRoutes: Route[] = [
+  openApiRoute(() => restRoutes),
+  ...docsRoutes,
+  ...webhookRoutes,
+  ...customerRoutes,
+  ...orderRoutes,
+  ...returnRoutes,
+  ...inventoryLevelRoutes,
+  ...inboundShipmentRoutes,
+  ...orderFulfillmentRoutes,
+  ...inventoryItemRoutes,
+  ...pageRoutes,
+];

@@ -33,7 +33,7 @@ const LIST = defineOperation(`
   ${LEVEL_FIELDS}`);
 
 const ONE = defineOperation(`
-  query RestInventoryLevel($id: ID!) { inventoryLevel(id: $id) { ...RestInventoryLevel } }
+  query RestInventoryLevel($id: ID!) { inventoryLevel(id: $id) { ...RestInventoryLevel createdAt inventoryProduct { upc } } }
   ${LEVEL_FIELDS}`);
 
 interface LevelNode {
@@ -44,8 +44,18 @@ interface LevelNode {
   reserved: number;
   buildable: number;
   updatedAt: string;
-  inventoryProduct: { id: string; title: string; sku: string | null };
+  inventoryProduct: { id: string; title: string; sku: string | null; upc?: string | null };
   location: { id: string; name: string };
+}
+
+interface LevelDetailNode extends LevelNode {
+  createdAt: string;
+  inventoryProduct: LevelNode['inventoryProduct'] & { upc: string | null };
+}
+
+/** The detail adds the product's upc and the level's creation; no external system ids are kept for levels (null). */
+function levelDetailJson(node: LevelDetailNode) {
+  return { ...levelJson(node), external_ids: null, created_at: node.createdAt };
 }
 
 function levelJson(node: LevelNode) {
@@ -101,6 +111,20 @@ const LEVEL_SCHEMA = {
   },
 };
 
+const LEVEL_DETAIL_SCHEMA = {
+  ...LEVEL_SCHEMA,
+  required: [...LEVEL_SCHEMA.required, 'external_ids', 'created_at'],
+  properties: {
+    ...LEVEL_SCHEMA.properties,
+    product: {
+      ...LEVEL_SCHEMA.properties.product,
+      properties: { ...LEVEL_SCHEMA.properties.product.properties, upc: { type: ['string', 'null'] } },
+    },
+    external_ids: { type: ['object', 'null'], description: 'External system ids; none are kept for levels' },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+};
+
 const SCOPE_NOTE = 'The product is the fulfillment view of the level (readable by anyone who can see the level); `location` needs locations_read.';
 
 async function list(input: RouteInput) {
@@ -120,10 +144,10 @@ async function list(input: RouteInput) {
 async function one(input: RouteInput) {
   const notFound = () => problem(404, `inventory level ${input.params.id} not found`, { instance: input.instance });
   if (!/^li_[0-9a-z]+$/.test(input.params.id)) return notFound();
-  const outcome = await runOperation<{ inventoryLevel: LevelNode | null }>(ONE, { id: input.params.id }, input.ctx);
+  const outcome = await runOperation<{ inventoryLevel: LevelDetailNode | null }>(ONE, { id: input.params.id }, input.ctx);
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance);
   if (!outcome.data.inventoryLevel) return notFound();
-  return json(200, { inventory_level: levelJson(outcome.data.inventoryLevel) });
+  return json(200, { inventory_level: levelDetailJson(outcome.data.inventoryLevel) });
 }
 
 export const inventoryLevelRoutes: Route[] = [
@@ -163,7 +187,7 @@ export const inventoryLevelRoutes: Route[] = [
       responses: {
         '200': {
           description: 'The inventory level',
-          schema: { type: 'object', additionalProperties: false, required: ['inventory_level'], properties: { inventory_level: LEVEL_SCHEMA } },
+          schema: { type: 'object', additionalProperties: false, required: ['inventory_level'], properties: { inventory_level: LEVEL_DETAIL_SCHEMA } },
         },
         '404': { description: 'No inventory level with this id is visible to the store', problem: true },
       },

@@ -13,17 +13,22 @@ import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { checkShape } from '../bodyShape.ts';
 import { problemFromError } from '../problem.ts';
 
-const AMOUNT = (description: string): JsonSchema => ({ type: 'number', minimum: 0, description: `${description}; a decimal amount in the order currency, not minor units` });
+// The reference document lets every optional field of the request be null; null means "not given".
+const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type as string, 'null'] });
+const NULLABLE_STRING = nullable({ type: 'string' });
+
+const AMOUNT = (description: string): JsonSchema =>
+  nullable({ type: 'number', minimum: 0, description: `${description}; a decimal amount in the order currency, not minor units` });
 
 const ADDRESS: JsonSchema = {
   type: 'object',
   properties: {
-    address1: { type: 'string' },
-    address2: { type: 'string' },
-    city: { type: 'string' },
-    province: { type: 'string' },
-    country: { type: 'string' },
-    postalCode: { type: 'string' },
+    address1: NULLABLE_STRING,
+    address2: NULLABLE_STRING,
+    city: NULLABLE_STRING,
+    province: NULLABLE_STRING,
+    country: NULLABLE_STRING,
+    postalCode: NULLABLE_STRING,
   },
 };
 
@@ -35,10 +40,10 @@ const LINE_ITEM: JsonSchema = {
     productId: { type: 'string', minLength: 1, description: "The merchant's product id; our prd_ id links the line to that product" },
     title: { type: 'string', minLength: 1 },
     quantity: { type: 'integer', minimum: 1, maximum: 1000 },
-    variantId: { type: 'string' },
-    sku: { type: 'string', description: "Links the line to the store's product with this SKU when productId does not" },
+    variantId: NULLABLE_STRING,
+    sku: nullable({ type: 'string', description: "Links the line to the store's product with this SKU when productId does not" }),
     price: AMOUNT('Unit price'),
-    imageUrl: { type: 'string' },
+    imageUrl: nullable({ type: 'string', maxLength: 2048 }),
     discount: AMOUNT('Discount on the line'),
   },
 };
@@ -53,32 +58,32 @@ const ORDER_REQUEST: JsonSchema = {
     customer: {
       type: 'object',
       properties: {
-        id: { type: 'string' },
-        email: { type: 'string', format: 'email' },
-        phoneNumber: { type: 'string' },
-        name: { type: 'string' },
-        firstName: { type: 'string' },
-        lastName: { type: 'string' },
+        id: NULLABLE_STRING,
+        email: nullable({ type: 'string', format: 'email' }),
+        phoneNumber: NULLABLE_STRING,
+        name: NULLABLE_STRING,
+        firstName: NULLABLE_STRING,
+        lastName: NULLABLE_STRING,
       },
     },
     shipping: {
       type: 'object',
-      properties: { method: { type: 'string' }, cost: AMOUNT('Shipping cost'), address: ADDRESS },
+      properties: { method: NULLABLE_STRING, cost: AMOUNT('Shipping cost'), address: ADDRESS },
     },
     totalPrice: AMOUNT('Total including tax and shipping'),
     subtotalPrice: AMOUNT('Excludes tax and shipping'),
     totalTax: AMOUNT('Tax'),
     totalDiscount: AMOUNT('Discounts applied (coupons, promotions)'),
     billingAddress: ADDRESS,
-    tags: { type: 'array', items: { type: 'string' } },
-    currencyCode: { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO 4217; the store currency when omitted' },
-    locationId: {
+    tags: nullable({ type: 'array', items: { type: 'string' } }),
+    currencyCode: nullable({ type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO 4217; the store currency when omitted' }),
+    locationId: nullable({
       type: 'string',
       pattern: '^loc_',
       description:
         "A location (loc_) of the store or of a linked fulfillment service, as listed by the inventory levels; the fulfillment origin. " +
         "The store's default origin address when omitted.",
-    },
+    }),
   },
 };
 
@@ -126,10 +131,17 @@ function restFieldNames(message: string): string {
   return message.replace(/(^|; )currency(?=:)/g, '$1currencyCode');
 }
 
+/** The value without its null properties, at every depth: a null field of the request is a field not given. */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== null).map(([key, item]) => [key, withoutNulls(item)]));
+}
+
 async function create(input: RouteInput) {
   const shape = checkShape(ORDER_REQUEST, input.body);
   if (shape.issues.length > 0) return error(400, shape.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '));
-  const { currencyCode, ...order } = shape.value as Record<string, unknown>;
+  const { currencyCode, ...order } = withoutNulls(shape.value) as Record<string, unknown>;
   const variables = { input: currencyCode === undefined ? order : { ...order, currency: currencyCode } };
   const outcome = await runOperation<{ createOrder: { id: string; externalId: string } }>(CREATE, variables, input.ctx);
   if (outcome.ok) return json(200, { orderId: outcome.data.createOrder.id, externalOrderId: outcome.data.createOrder.externalId });
