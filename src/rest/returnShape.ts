@@ -5,13 +5,14 @@ import type { JsonSchema } from '../routeTable.ts';
 
 export const REST_RETURN_FRAGMENT = `
   fragment RestReturn on Return {
-    id status type createdAt updatedAt carrier trackingNumber labelStatus labelUrl tags
+    id status type currency createdAt updatedAt carrier trackingNumber trackingUrl labelStatus labelUrl tags
+    originAddress { line1 line2 city state postalCode country }
     order {
-      id name
+      id name externalId
       submittedCustomer { email phoneNumber firstName lastName }
       shippingAddress { address1 address2 city province country postalCode }
     }
-    items { id quantity reason outcome unitPrice { amount currency } orderLineItem { id title sku externalProductId } }
+    items { id quantity reason outcome unitPrice { amount currency } orderLineItem { id externalId title sku externalProductId } }
     destination { line1 line2 city state postalCode country }
     totalRefund { amount currency }
     totalStoreCredit { amount currency }
@@ -20,9 +21,9 @@ export const REST_RETURN_FRAGMENT = `
 
 export const REST_ORDER_FRAGMENT = `
   fragment RestOrder on Order {
-    id name externalId
+    id name externalId currency
     submittedCustomer { email firstName lastName }
-    lineItems { id title quantity price { amount currency } fulfillmentLocation { id } }
+    lineItems { id externalId title quantity price { amount currency } fulfillmentLocation { id } }
     totalDiscount { amount currency }
     subtotalPrice { amount currency }
     shippingCost { amount currency }
@@ -39,16 +40,20 @@ export interface RestReturnNode {
   id: string;
   status: string;
   type: string;
+  currency: string;
   createdAt: string;
   updatedAt: string;
   carrier: string | null;
   trackingNumber: string | null;
+  trackingUrl: string | null;
+  originAddress: Address | null;
   labelStatus: string | null;
   labelUrl: string | null;
   tags: string[];
   order: {
     id: string;
     name: string;
+    externalId: string;
     submittedCustomer: { email: string | null; phoneNumber: string | null; firstName: string | null; lastName: string | null } | null;
     shippingAddress: {
       address1: string | null;
@@ -65,7 +70,7 @@ export interface RestReturnNode {
     reason: string | null;
     outcome: string;
     unitPrice: MoneyNode;
-    orderLineItem: { id: string; title: string; sku: string | null; externalProductId: string };
+    orderLineItem: { id: string; externalId: string; title: string; sku: string | null; externalProductId: string };
   }[];
   destination: { line1: string | null; line2: string | null; city: string | null; state: string | null; postalCode: string | null; country: string | null } | null;
   totalRefund: MoneyNode;
@@ -77,8 +82,9 @@ export interface RestOrderNode {
   id: string;
   name: string;
   externalId: string;
+  currency: string;
   submittedCustomer: { email: string | null; firstName: string | null; lastName: string | null } | null;
-  lineItems: { id: string; title: string; quantity: number; price: MoneyNode | null; fulfillmentLocation: { id: string } | null }[];
+  lineItems: { id: string; externalId: string; title: string; quantity: number; price: MoneyNode | null; fulfillmentLocation: { id: string } | null }[];
   totalDiscount: MoneyNode | null;
   subtotalPrice: MoneyNode | null;
   shippingCost: MoneyNode | null;
@@ -89,10 +95,38 @@ export interface RestOrderNode {
 /** No coverage is sold by this service: every flag is false. */
 const NO_COVERAGE = { covered: false, returnsCoverage: false, packageProtection: false, finalSaleCoverage: false };
 
+type Address = { line1: string | null; line2: string | null; city: string | null; state: string | null; postalCode: string | null; country: string | null };
+
+/**
+ * The reference's address: line1, city, state, postalCode and country are required strings
+ * and line2 defaults to "", so an unknown part is "" (never null).
+ */
+function referenceAddress(address: Address) {
+  return {
+    line1: address.line1 ?? '',
+    line2: address.line2 ?? '',
+    city: address.city ?? '',
+    state: address.state ?? '',
+    postalCode: address.postalCode ?? '',
+    country: address.country ?? '',
+  };
+}
+
+const zero = (currency: string): MoneyNode => ({ amount: '0', currency });
+
+/** Only the members that have a value: the reference's optional strings are never null. */
+function present<T extends Record<string, unknown>>(object: T): Partial<{ [K in keyof T]: NonNullable<T[K]> }> {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== null && value !== undefined)) as Partial<{
+    [K in keyof T]: NonNullable<T[K]>;
+  }>;
+}
+
+/** A return as the reference document's `return-read.schema`. */
 export function restReturn(node: RestReturnNode) {
   const customer = node.order.submittedCustomer;
-  const address = node.order.shippingAddress;
-  const labelled = node.labelUrl !== null || node.trackingNumber !== null;
+  const address = node.originAddress ?? node.order.shippingAddress;
+  const shipment = present({ carrier: node.carrier, tracker: node.trackingNumber, trackingUrl: node.trackingUrl, postageLabel: node.labelUrl });
+  const outcomes = new Set(node.items.map((item) => item.outcome));
   return {
     id: node.id,
     status: node.status.toLowerCase(),
@@ -102,60 +136,72 @@ export function restReturn(node: RestReturnNode) {
     order: { id: node.order.id, name: node.order.name },
     items: node.items.map((item) => ({
       id: item.id,
-      orderItem: { id: item.orderLineItem.id },
+      orderItem: { id: item.orderLineItem.id, line_item_id: item.orderLineItem.externalId },
+      productId: item.orderLineItem.externalProductId,
+      ...present({ sku: item.orderLineItem.sku }),
       quantity: item.quantity,
-      reason: item.reason,
-      product: { id: item.orderLineItem.externalProductId, title: item.orderLineItem.title, sku: item.orderLineItem.sku },
-      price: item.unitPrice,
+      reason: item.reason ?? '',
       outcome: item.outcome.toLowerCase(),
+      productValueNoTaxNoAdjustment: { amount: item.unitPrice },
     })),
+    compensationMethods: [
+      ...(outcomes.has('REFUND') ? ['refund'] : []),
+      ...(outcomes.has('CREDIT') ? ['store_credit'] : []),
+      ...(outcomes.has('EXCHANGE') ? ['exchange'] : []),
+    ],
     source: {
-      name: { given: customer?.firstName ?? null, surname: customer?.lastName ?? null },
-      emailAddress: customer?.email ?? null,
-      phoneNumber: customer?.phoneNumber ?? null,
-      mailingAddress: address && {
-        line1: address.address1,
-        line2: address.address2,
-        city: address.city,
-        state: address.province,
-        postalCode: address.postalCode,
-        country: address.country,
-      },
+      name: { given: customer?.firstName ?? '', surname: customer?.lastName ?? '' },
+      emailAddress: customer?.email ?? '',
+      phoneNumber: customer?.phoneNumber ?? '',
+      mailingAddress: referenceAddress(
+        address
+          ? 'line1' in address
+            ? address
+            : { line1: address.address1, line2: address.address2, city: address.city, state: address.province, postalCode: address.postalCode, country: address.country }
+          : { line1: null, line2: null, city: null, state: null, postalCode: null, country: null },
+      ),
     },
-    destination: node.destination,
+    destination: node.destination ? { mailingAddress: referenceAddress(node.destination) } : {},
     giftCards: [],
     protection: { ...NO_COVERAGE, labelPayer: null, labelPayerReason: null },
-    totals: { refund: node.totalRefund, storeCredit: node.totalStoreCredit },
-    notes: node.notes,
-    tags: node.tags,
-    shipment: labelled
-      ? { carrier: node.carrier, trackingNumber: node.trackingNumber, labelStatus: node.labelStatus, labelUrl: node.labelUrl }
-      : null,
+    totals: {
+      refund: { amount: node.totalRefund },
+      exchange: { amount: zero(node.currency) },
+      storeCredit: { amount: node.totalStoreCredit },
+      charge: { amount: zero(node.currency) },
+    },
+    notes: node.notes.map((note) => ({ message: note.content })),
+    tags: node.tags.map((name) => ({ name, source: 'merchant' })),
+    externalOrderIds: [node.order.externalId],
+    ...(Object.keys(shipment).length > 0 ? { shipment, shipments: [shipment] } : { shipments: [] }),
   };
 }
 
+/** An order as the reference document's `order-read.schema`; amounts the order did not state are 0. */
 export function restOrder(node: RestOrderNode) {
+  const orZero = (value: MoneyNode | null) => value ?? zero(node.currency);
   return {
     id: node.id,
     name: node.name,
     externalId: node.externalId,
     customer: {
-      name: { given: node.submittedCustomer?.firstName ?? null, surname: node.submittedCustomer?.lastName ?? null },
-      emailAddress: node.submittedCustomer?.email ?? null,
+      name: { given: node.submittedCustomer?.firstName ?? '', surname: node.submittedCustomer?.lastName ?? '' },
+      ...present({ emailAddress: node.submittedCustomer?.email }),
     },
     items: node.lineItems.map((line) => ({
       id: line.id,
+      externalId: line.externalId,
       product: { name: line.title },
       variant: { name: line.title },
       quantity: line.quantity,
-      price: line.price,
+      price: orZero(line.price),
       fulfillmentLocationId: line.fulfillmentLocation?.id ?? null,
     })),
-    discounts: node.totalDiscount,
-    lineItemsTotal: node.subtotalPrice,
-    shippingCost: node.shippingCost,
-    taxes: node.totalTax,
-    total: node.totalPrice,
+    discounts: orZero(node.totalDiscount),
+    lineItemsTotal: orZero(node.subtotalPrice),
+    shippingCost: orZero(node.shippingCost),
+    taxes: orZero(node.totalTax),
+    total: orZero(node.totalPrice),
     protection: NO_COVERAGE,
   };
 }

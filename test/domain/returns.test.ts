@@ -52,6 +52,7 @@ describe('the status machine', () => {
     flag: ['open', 'in_transit', 'delivered', 'needs_review', 'in_review'],
     reject: ['open', 'in_transit', 'delivered', 'needs_review', 'in_review', 'flagged'],
     reset: ['open', 'in_transit', 'delivered', 'needs_review', 'in_review', 'flagged', 'complete', 'rejected'],
+    delete: ['open', 'in_transit', 'delivered', 'needs_review', 'in_review', 'flagged', 'complete', 'rejected'],
     remove: ['open', 'in_transit', 'delivered', 'needs_review', 'in_review', 'flagged'],
     note: ['open', 'in_transit', 'delivered', 'needs_review', 'in_review', 'flagged', 'complete', 'rejected'],
   };

@@ -31,7 +31,19 @@ import { inventoryLevelRoutes } from './inventoryLevels.ts';
 import { openApiRoute } from './openapi.ts';
 import { orderRoutes } from './orders.ts';
 import { returnRoutes } from './returns.ts';
+import { returnDetailRoutes } from './returnDetail.ts';
+import { returnTagRoutes } from './returnTags.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Every v2.2 route, in match order. */
-export const restRoutes: Route[] = [openApiRoute(() => restRoutes), ...webhookRoutes, ...customerRoutes, ...orderRoutes, ...returnRoutes, ...inventoryLevelRoutes, ...inboundShipmentRoutes];
+export const restRoutes: Route[] = [
+  openApiRoute(() => restRoutes),
+  ...webhookRoutes,
+  ...customerRoutes,
+  ...orderRoutes,
+  ...returnRoutes,
+  ...returnDetailRoutes,
+  ...returnTagRoutes,
+  ...inventoryLevelRoutes,
+  ...inboundShipmentRoutes,
+];
