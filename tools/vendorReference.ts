@@ -12,4 +12,4 @@ const source = require.resolve('@redotech/redo-api-schema/openapi.yaml');
 const target = new URL('../src/rest/reference.v2.2.json', import.meta.url);
 const document = parseYaml(fs.readFileSync(source, 'utf8')) as unknown;
 fs.writeFileSync(target, `${JSON.stringify(document, null, 1)}\n`);
-console.log(`wrote ${target.pathname} from ${source}`);
+process.stdout.write(`wrote ${target.pathname} from ${source}\n`);

@@ -1,19 +1,18 @@
-// POST /stores/{storeId}/returns (with Idempotency-Key) and GET /stores/{storeId}/returns
-// (filters and cursor pagination), decisions.md "Returns". The body's JSON types are
+// POST /stores/{storeId}/returns (the reference's create-return-request body, with
+// Idempotency-Key) and GET /stores/{storeId}/returns (filters and cursor pagination), as
+// the reference document describes them (served from it, so these routes carry no doc). The body's JSON types are
 // checked here so every mistake comes back with its path; the rules on values
 // (quantities, known lines, what is still returnable) are the schema's.
 import { header, json, type DoorResponse } from '../../door.ts';
 import type { Route, RouteInput } from '../../routeTable.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import type { FieldIssue } from '../../schema/errors.ts';
-import { nextPageHeaders, PAGE_PARAMETER_NAMES, PAGINATION_DOC, readPage } from '../pagination.ts';
+import { nextPageHeaders, PAGE_PARAMETER_NAMES, readPage } from '../pagination.ts';
 import { problemFromOutcome, validationProblem } from '../problem.ts';
-import { documentQueryParameters, parameterNames, readQueryParameters, type QueryParameter } from '../queryParameters.ts';
+import { parameterNames, readQueryParameters, type QueryParameter } from '../queryParameters.ts';
 import {
-  ORDER_SCHEMA,
   REST_ORDER_FRAGMENT,
   REST_RETURN_FRAGMENT,
-  RETURN_SCHEMA,
   restOrder,
   restReturn,
   type RestOrderNode,
