@@ -19,6 +19,14 @@ interface LockContent {
 
 export class EmbeddedDatabaseBusyError extends Error {}
 
+// PGlite runs PostgreSQL in single-user mode: there is no checkpointer, so no timed
+// checkpoint ever runs, and with the default max_wal_size (1GB) a checkpoint comes only
+// after about 540 MB of WAL. A process killed before that replays all of it on the next
+// start, single-threaded in WebAssembly (measured: ~190 MB of WAL took 3.6 s instead of
+// 1.5 s on an idle core, many times that on a busy machine). A small max_wal_size makes
+// the backend checkpoint every ~34 MB of WAL, which bounds the replay after a crash.
+const EMBEDDED_MAX_WAL_SIZE = '64MB';
+
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -77,7 +85,7 @@ async function own(dataDir: string, lockPath: string, share: boolean): Promise<E
     if (lock?.pid === process.pid) fs.rmSync(lockPath, { force: true });
   };
   try {
-    pglite = new PGlite(dataDir);
+    pglite = new PGlite(dataDir, { startParams: [...PGlite.defaultStartParams, '-c', `max_wal_size=${EMBEDDED_MAX_WAL_SIZE}`] });
     await pglite.waitReady;
     if (share) {
       fs.rmSync(socketDir, { recursive: true, force: true });

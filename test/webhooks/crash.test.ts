@@ -8,20 +8,19 @@
 // disk in turn, and those start-ups alone take about 30 of the 60 seconds a test may
 // use on a 2-core machine (the whole run passes in ~45 s when nothing else runs, but
 // not beside other test files).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, expect, inject, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.ts';
 import { createStore } from '../../src/domain/stores.ts';
 import { configureWebhookAddressPolicy, createWebhookSubscription } from '../../src/domain/webhooks.ts';
 import { createTestDatabase } from '../support/db.ts';
+import { exited, startService as startChildService } from '../support/service.ts';
 import { insertEvents, orderViolations, startReceiver, waitFor, type Receiver } from './support.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SUBJECTS = 50;
 const ROUNDS_BEFORE_KILL = 10;
 const ROUNDS = 20;
@@ -64,38 +63,12 @@ async function target(): Promise<Target> {
   };
 }
 
-function startService(url: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      SEED_WHEN_EMPTY: 'false',
-      WEBHOOKS_ALLOW_LOOPBACK: 'true',
-      LOG_LEVEL: 'error',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+async function startService(url: string): Promise<ChildProcess> {
+  const { child } = await startChildService(url);
   cleanups.push(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Service listening on')) resolve(child);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code, signal) => reject(new Error(`service exited (${code ?? signal}) before listening:\n${output}`)));
-  });
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
+  return child;
 }
 
 function burst(rounds: [number, number]) {

@@ -1,0 +1,66 @@
+// Retention of the webhook history: deliveries that are finished (DELIVERED or
+// DISCARDED) longer than the retention age ago, with their attempts (cascade), and
+// then events that are older than that age and have no delivery left.
+//
+// Each batch is one short statement of its own: it deletes at most `batchSize` rows,
+// found through an index, and skips rows another transaction holds (SKIP LOCKED), so
+// it never waits on, or makes wait, the writers and the dispatcher for long. PENDING
+// deliveries are never touched, and an event is only deleted once nothing refers to
+// it, so the outbox and per-subject order are unaffected. Times come from the
+// database clock, as in the dispatcher.
+import type { Database } from '../db/client.ts';
+
+export interface RetentionOptions {
+  /** Finished deliveries and events older than this many days are deleted. */
+  retentionDays: number;
+  /** Rows per statement. */
+  batchSize?: number;
+  /** Statements per table in one run; whatever is left waits for the next run. */
+  maxBatches?: number;
+}
+
+export interface RetentionResult {
+  deliveries: number;
+  events: number;
+}
+
+const CUTOFF = `(now() AT TIME ZONE 'UTC') - interval '1 day' * $1::float8`;
+
+const DELETE_DELIVERIES_SQL = `
+WITH gone AS (
+  DELETE FROM "WebhookDelivery" WHERE id IN (
+    SELECT id FROM "WebhookDelivery"
+    WHERE status IN ('DELIVERED', 'DISCARDED') AND "completedAt" < ${CUTOFF}
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED)
+  RETURNING 1)
+SELECT count(*)::int AS deleted FROM gone`;
+
+const DELETE_EVENTS_SQL = `
+WITH gone AS (
+  DELETE FROM "Event" WHERE id IN (
+    SELECT e.id FROM "Event" e
+    WHERE e."createdAt" < ${CUTOFF}
+      AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" d WHERE d."eventId" = e.id)
+    LIMIT $2
+    FOR UPDATE OF e SKIP LOCKED)
+  RETURNING 1)
+SELECT count(*)::int AS deleted FROM gone`;
+
+async function deleteInBatches(db: Database, sql: string, days: number, batchSize: number, maxBatches: number): Promise<number> {
+  let total = 0;
+  for (let batch = 0; batch < maxBatches; batch++) {
+    const [{ deleted }] = await db.sql.query<{ deleted: number }>(sql, [days, batchSize]);
+    total += deleted;
+    if (deleted < batchSize) break;
+  }
+  return total;
+}
+
+export async function pruneWebhookHistory(db: Database, options: RetentionOptions): Promise<RetentionResult> {
+  const batchSize = options.batchSize ?? 500;
+  const maxBatches = options.maxBatches ?? 20;
+  const deliveries = await deleteInBatches(db, DELETE_DELIVERIES_SQL, options.retentionDays, batchSize, maxBatches);
+  const events = await deleteInBatches(db, DELETE_EVENTS_SQL, options.retentionDays, batchSize, maxBatches);
+  return { deliveries, events };
+}

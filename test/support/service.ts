@@ -1,0 +1,49 @@
+// The real service (`src/main.ts`) in a child process, for tests and scripts that kill
+// it with SIGKILL and start it again on the same database.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface Service {
+  child: ChildProcess;
+  /** Base URL, e.g. http://127.0.0.1:43117. */
+  url: string;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
+}
+
+/** Starts the service on `databaseUrl` on an ephemeral port and resolves once it listens. */
+export function startService(databaseUrl: string, env: NodeJS.ProcessEnv = {}): Promise<Service> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      SEED_WHEN_EMPTY: 'false',
+      WEBHOOKS_ALLOW_LOOPBACK: 'true',
+      LOG_LEVEL: 'error',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const listening = /Service listening on (http:\/\/\S+)/.exec(output);
+      if (listening) resolve({ child, url: listening[1], output: () => output });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code, signal) => reject(new Error(`service exited (${code ?? signal}) before listening:\n${output}`)));
+  });
+}
+
+/** Resolves when the child has exited (and was reaped). */
+export function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
