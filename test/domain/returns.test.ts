@@ -62,10 +62,11 @@ describe('the status machine', () => {
       expect([...ALLOWED_FROM[operation]].sort()).toEqual([...expected[operation]].sort());
     });
   }
-  it('complete and rejected are left only by reset; deleted by nothing', () => {
+  // The reference's PUT /returns/{id}/status sets `deleted` from any status, completed ones included.
+  it('complete and rejected are left only by reset or delete; deleted by nothing', () => {
     const leaving = (status: ReturnStatus) => (Object.keys(ALLOWED_FROM) as ReturnOperation[]).filter((op) => op !== 'note' && canApply(op, status));
-    expect(leaving('complete')).toEqual(['reset']);
-    expect(leaving('rejected')).toEqual(['reset']);
+    expect(leaving('complete')).toEqual(['reset', 'delete']);
+    expect(leaving('rejected')).toEqual(['reset', 'delete']);
     expect(leaving('deleted')).toEqual([]);
   });
 });
