@@ -85,7 +85,10 @@ function formatAjvErrors(validate: ValidateFunction): string {
  * here: a 404 problem, or a 405 problem whose Allow header lists exactly the documented methods.
  */
 function undocumentedRouteProblems(method: string, path: string, response: RestResponseLike): string[] {
-  const methods = path in state().document.paths ? Object.keys(state().document.paths[path]).map((m) => m.toUpperCase()) : [];
+  // A path item also holds path-level `parameters` (reference operations): only methods count.
+  const methods = path in state().document.paths
+    ? Object.keys(state().document.paths[path]).filter((key) => key !== 'parameters').map((m) => m.toUpperCase())
+    : [];
   const expected = methods.length > 0 ? 405 : 404;
   const where = `${method} ${path} -> ${response.status}`;
   if (response.status !== expected) return [`${where}: ${method} ${path} is not documented, so only ${expected} may answer it`];
