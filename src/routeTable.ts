@@ -49,6 +49,11 @@ export interface Route {
    * failures decisions.md lists for order creation (400, 401, 409).
    */
   errorStyle?: 'problem' | 'error';
+  /**
+   * Error statuses the reference document declares as `application/json` for this
+   * operation: the problem body is the same, only its media type is application/json.
+   */
+  jsonErrorStatuses?: readonly number[];
   /** OpenAPI description (REST routes). */
   doc?: RouteDoc;
   handle(input: RouteInput): Promise<DoorResponse>;

@@ -21,6 +21,7 @@ export const TOPICS = [
   'customer.updated',
   'inventory_level.updated',
   'inbound_shipment.updated',
+  'return_tag.updated',
 ] as const;
 
 export type Topic = (typeof TOPICS)[number];

@@ -13,7 +13,7 @@ import { inTransaction, type Db, type Tx } from './tx.ts';
 
 // ---------------------------------------------------------------- the status machine
 
-export type ReturnOperation = 'process' | 'flag' | 'reject' | 'reset' | 'remove' | 'note';
+export type ReturnOperation = 'process' | 'flag' | 'reject' | 'reset' | 'delete' | 'remove' | 'note';
 
 /** Statuses in which a return is still being handled. */
 const IN_PROGRESS: readonly ReturnStatus[] = ['open', 'in_transit', 'delivered', 'needs_review', 'in_review', 'flagged'];
@@ -27,11 +27,12 @@ export const ALLOWED_FROM: Record<ReturnOperation, readonly ReturnStatus[]> = {
   flag: IN_PROGRESS.filter((status) => status !== 'flagged'),
   reject: IN_PROGRESS,
   reset: [...IN_PROGRESS, 'complete', 'rejected'],
+  delete: [...IN_PROGRESS, 'complete', 'rejected'],
   remove: IN_PROGRESS,
   note: [...IN_PROGRESS, 'complete', 'rejected'],
 };
 
-type StatusOperation = Extract<ReturnOperation, 'process' | 'flag' | 'reject' | 'reset'>;
+type StatusOperation = Extract<ReturnOperation, 'process' | 'flag' | 'reject' | 'reset' | 'delete'>;
 
 /** Where each status-changing operation leads. */
 export const TARGET_STATUS: Record<StatusOperation, ReturnStatus> = {
@@ -39,6 +40,7 @@ export const TARGET_STATUS: Record<StatusOperation, ReturnStatus> = {
   flag: 'flagged',
   reject: 'rejected',
   reset: 'open',
+  delete: 'deleted',
 };
 
 /** Returns in these statuses no longer claim the ordered quantities of their items. */
@@ -225,6 +227,8 @@ function labelOf(ref: ReturnRef): string {
 }
 
 /** Resolves the reference and locks the return's row until the transaction ends. */
+type LockedReturn = { id: string; storeId: string; number: number; status: ReturnStatus };
+
 async function lockReturn(tx: Tx, storeId: string, ref: ReturnRef) {
   const id = await findReturnId(tx, storeId, ref);
   await tx.$queryRaw`SELECT "id" FROM "Return" WHERE "id" = ${id} FOR UPDATE`;
@@ -274,11 +278,34 @@ export interface CreateReturnItemInput {
   outcome?: ReturnOutcome | null;
 }
 
+export interface ReturnAddressInput {
+  line1: string;
+  line2?: string | null;
+  city: string;
+  state: string;
+  postalCode: string;
+  country: string;
+}
+
+export interface ReturnLabelInput {
+  trackingNumber: string;
+  carrier?: string | null;
+  trackingUrl?: string | null;
+  postageLabelUrl?: string | null;
+}
+
 export interface CreateReturnInput {
-  /** Our order id (ord_). */
-  orderId: string;
+  /** Our order id (ord_); or `externalOrderId`, the merchant's order id. Exactly one is given. */
+  orderId?: string | null;
+  externalOrderId?: string | null;
   items: CreateReturnItemInput[];
   type?: ReturnType | null;
+  /** Where the customer ships the return from; the order's shipping address when absent. */
+  originAddress?: ReturnAddressInput | null;
+  /** A label the caller already bought. */
+  label?: ReturnLabelInput | null;
+  /** Becomes the return's first note. */
+  notes?: string | null;
 }
 
 export interface CreatedReturn {
@@ -288,13 +315,27 @@ export interface CreatedReturn {
 }
 
 const MAX_REASON_LENGTH = 255;
+const MAX_NOTE_LENGTH = 255;
 const MAX_KEY_LENGTH = 255;
 const MAX_ITEMS = 250;
 const IDEMPOTENT_OPERATION = 'createReturn';
 
 function validateCreate(input: CreateReturnInput, idempotencyKey: string | null | undefined): CreateReturnInput & { type: ReturnType } {
   const issues: FieldIssue[] = [];
-  if (typeof input.orderId !== 'string' || input.orderId.trim() === '') issues.push({ path: 'orderId', message: 'is required' });
+  const named = [input.orderId, input.externalOrderId].filter((id) => typeof id === 'string' && id.trim() !== '');
+  if (named.length !== 1) issues.push({ path: 'orderId', message: 'give exactly one of orderId and externalOrderId' });
+  const address = input.originAddress;
+  if (address) {
+    for (const field of ['line1', 'city', 'state', 'postalCode', 'country'] as const) {
+      if (typeof address[field] !== 'string' || address[field].trim() === '') issues.push({ path: `originAddress.${field}`, message: 'is required' });
+    }
+  }
+  if (input.label && (typeof input.label.trackingNumber !== 'string' || input.label.trackingNumber.trim() === '')) {
+    issues.push({ path: 'label.trackingNumber', message: 'is required' });
+  }
+  if (input.notes != null && (input.notes.trim() === '' || input.notes.length > MAX_NOTE_LENGTH)) {
+    issues.push({ path: 'notes', message: `must be 1 to ${MAX_NOTE_LENGTH} characters` });
+  }
   if (!Array.isArray(input.items) || input.items.length === 0) issues.push({ path: 'items', message: 'must list at least one item' });
   else if (input.items.length > MAX_ITEMS) issues.push({ path: 'items', message: `must list at most ${MAX_ITEMS} items` });
   const seen = new Set<string>();
@@ -322,7 +363,11 @@ function validateCreate(input: CreateReturnInput, idempotencyKey: string | null 
 /** A request's fingerprint: a replay must repeat it exactly (defaults filled in). */
 function requestHash(input: CreateReturnInput & { type: ReturnType }): string {
   const canonical = JSON.stringify({
-    orderId: input.orderId,
+    orderId: input.orderId ?? null,
+    externalOrderId: input.externalOrderId ?? null,
+    originAddress: input.originAddress ?? null,
+    label: input.label ?? null,
+    notes: input.notes ?? null,
     type: input.type,
     items: input.items.map((item) => ({
       lineItemId: item.lineItemId,
@@ -382,10 +427,19 @@ export async function createReturn(
   }
 }
 
+async function orderIdOf(tx: Tx, storeId: string, input: CreateReturnInput): Promise<string> {
+  if (input.orderId) return input.orderId;
+  const order = await tx.order.findUnique({ where: { storeId_externalId: { storeId, externalId: input.externalOrderId! } }, select: { id: true } });
+  if (!order) throw new NotFound(`order ${input.externalOrderId} not found`, { path: 'externalOrderId' });
+  return order.id;
+}
+
 async function insertReturn(tx: Tx, storeId: string, id: string, input: CreateReturnInput & { type: ReturnType }): Promise<void> {
-  if (!(await lockOrder(tx, storeId, input.orderId))) throw new NotFound(`order ${input.orderId} not found`, { path: 'orderId' });
+  const orderId = await orderIdOf(tx, storeId, input);
+  const orderLabel = input.orderId ?? input.externalOrderId;
+  if (!(await lockOrder(tx, storeId, orderId))) throw new NotFound(`order ${orderLabel} not found`, { path: 'orderId' });
   const order = await tx.order.findUniqueOrThrow({
-    where: { id: input.orderId },
+    where: { id: orderId },
     select: {
       currency: true,
       lineItems: { select: { id: true, externalId: true, quantity: true, fulfillmentGroup: { select: { locationId: true } } } },
@@ -394,7 +448,7 @@ async function insertReturn(tx: Tx, storeId: string, id: string, input: CreateRe
   const issues: FieldIssue[] = [];
   const lines = input.items.map((item, index) => {
     const line = order.lineItems.find((l) => l.id === item.lineItemId) ?? order.lineItems.find((l) => l.externalId === item.lineItemId);
-    if (!line) issues.push({ path: `items.${index}.lineItemId`, message: `order ${input.orderId} has no line item ${item.lineItemId}` });
+    if (!line) issues.push({ path: `items.${index}.lineItemId`, message: `order ${orderLabel} has no line item ${item.lineItemId}` });
     return line;
   });
   if (issues.length > 0) throw Invalid.of(issues);
@@ -425,10 +479,20 @@ async function insertReturn(tx: Tx, storeId: string, id: string, input: CreateRe
     data: {
       id,
       storeId,
-      orderId: input.orderId,
+      orderId,
       type: input.type,
       currency: order.currency,
       destinationLocationId,
+      originAddress: input.originAddress ? { ...input.originAddress, line2: input.originAddress.line2 ?? null } : Prisma.DbNull,
+      ...(input.label
+        ? {
+            trackingNumber: input.label.trackingNumber,
+            carrier: input.label.carrier ?? null,
+            trackingUrl: input.label.trackingUrl ?? null,
+            labelUrl: input.label.postageLabelUrl ?? null,
+          }
+        : {}),
+      ...(input.notes ? { notes: { create: { id: newId('returnNote'), content: input.notes } } } : {}),
       items: {
         create: input.items.map((item, index) => ({
           id: newId('returnItem'),
@@ -446,7 +510,7 @@ async function insertReturn(tx: Tx, storeId: string, id: string, input: CreateRe
     storeId,
     topic: 'return.created',
     subjectId: created.id,
-    data: { id: created.id, number: created.number, status: created.status, type: created.type, orderId: input.orderId },
+    data: { id: created.id, number: created.number, status: created.status, type: created.type, orderId },
   });
 }
 
@@ -464,25 +528,61 @@ async function changeStatus(
   await emitUpdated(tx, target, { status: to, previousStatus: target.status, operation });
 }
 
+/** Completes the locked return, recording what is refunded and what is credited. */
+async function completeReturn(tx: Tx, target: LockedReturn): Promise<void> {
+  const items = await tx.returnItem.findMany({
+    where: { returnId: target.id, removedAt: null },
+    select: { id: true, outcome: true, ...ITEM_AMOUNT_SELECT },
+  });
+  let refund = new Decimal(0);
+  let credit = new Decimal(0);
+  for (const item of items) {
+    if (item.outcome !== 'refund' && item.outcome !== 'credit') continue;
+    const { amount } = returnItemAmounts(item);
+    if (item.outcome === 'refund') refund = refund.plus(amount);
+    else credit = credit.plus(amount);
+    await tx.returnItem.update({ where: { id: item.id }, data: { refundAmount: amount } });
+  }
+  await changeStatus(tx, target, 'process', { totalRefund: refund, totalStoreCredit: credit });
+}
+
 /** Completes the return, recording what is refunded and what is credited. */
 export async function processReturn(db: Db, storeId: string, ref: ReturnRef): Promise<string> {
   return inTransaction(db, async (tx) => {
     const target = await lockReturn(tx, storeId, ref);
     assertAllowed('process', target);
-    const items = await tx.returnItem.findMany({
-      where: { returnId: target.id, removedAt: null },
-      select: { id: true, outcome: true, ...ITEM_AMOUNT_SELECT },
+    await completeReturn(tx, target);
+    return target.id;
+  });
+}
+
+/**
+ * Processes the return item by item: the rejected items are taken off the return (and
+ * released), the others completed with their refunds; rejecting every item rejects the
+ * return. Every item of the return must be named, once.
+ */
+export async function processReturnItems(db: Db, storeId: string, ref: ReturnRef, decisions: { itemId: string; reject: boolean }[]): Promise<string> {
+  return inTransaction(db, async (tx) => {
+    const target = await lockReturn(tx, storeId, ref);
+    const live = target.items.filter((item) => item.removedAt === null);
+    const issues: FieldIssue[] = [];
+    const seen = new Set<string>();
+    decisions.forEach((decision, index) => {
+      if (!live.some((item) => item.id === decision.itemId)) issues.push({ path: `products.${index}._id`, message: `${decision.itemId} is not an item of ${target.label}` });
+      else if (seen.has(decision.itemId)) issues.push({ path: `products.${index}._id`, message: `${decision.itemId} is listed more than once` });
+      seen.add(decision.itemId);
     });
-    let refund = new Decimal(0);
-    let credit = new Decimal(0);
-    for (const item of items) {
-      if (item.outcome !== 'refund' && item.outcome !== 'credit') continue;
-      const { amount } = returnItemAmounts(item);
-      if (item.outcome === 'refund') refund = refund.plus(amount);
-      else credit = credit.plus(amount);
-      await tx.returnItem.update({ where: { id: item.id }, data: { refundAmount: amount } });
+    const missing = live.filter((item) => !seen.has(item.id));
+    if (missing.length > 0) issues.push({ path: 'products', message: `every item must be named; missing ${missing.map((item) => item.id).join(', ')}` });
+    if (issues.length > 0) throw Invalid.of(issues);
+    assertAllowed('process', target);
+    const rejected = decisions.filter((decision) => decision.reject).map((decision) => decision.itemId);
+    if (rejected.length === live.length) {
+      await changeStatus(tx, target, 'reject');
+      return target.id;
     }
-    await changeStatus(tx, target, 'process', { totalRefund: refund, totalStoreCredit: credit });
+    if (rejected.length > 0) await tx.returnItem.updateMany({ where: { id: { in: rejected } }, data: { removedAt: new Date() } });
+    await completeReturn(tx, target);
     return target.id;
   });
 }
@@ -533,6 +633,43 @@ export async function resetReturn(db: Db, storeId: string, ref: ReturnRef): Prom
   });
 }
 
+/** A deleted return takes no further operation and no longer claims its items. */
+export async function deleteReturn(db: Db, storeId: string, ref: ReturnRef): Promise<string> {
+  return inTransaction(db, async (tx) => {
+    const target = await lockReturn(tx, storeId, ref);
+    assertAllowed('delete', target);
+    await changeStatus(tx, target, 'delete');
+    return target.id;
+  });
+}
+
+/** The statuses a caller may set directly (the reference's `return-status-update.schema`). */
+export const SETTABLE_STATUSES = ['complete', 'open', 'flagged', 'rejected', 'deleted'] as const;
+export type SettableStatus = (typeof SETTABLE_STATUSES)[number];
+
+/**
+ * Setting a status runs the operation leading there, so every door shares one state
+ * machine: complete processes the return (every item completed, refunds recorded), open
+ * resets it (processed or rejected items back to open, nothing refunded; refunds already
+ * made are not reversed), flagged flags, rejected rejects, deleted deletes.
+ */
+export async function setReturnStatus(db: Db, storeId: string, ref: ReturnRef, status: SettableStatus): Promise<string> {
+  switch (status) {
+    case 'complete':
+      return processReturn(db, storeId, ref);
+    case 'open':
+      return resetReturn(db, storeId, ref);
+    case 'flagged':
+      return flagReturn(db, storeId, ref);
+    case 'rejected':
+      return rejectReturn(db, storeId, ref);
+    case 'deleted':
+      return deleteReturn(db, storeId, ref);
+    default:
+      throw new Invalid(`status must be one of ${SETTABLE_STATUSES.join(', ')}`, { path: 'status' });
+  }
+}
+
 /** Drops some items (refund or credit outcomes only); the last remaining item stays. */
 export async function removeReturnItems(db: Db, storeId: string, ref: ReturnRef, itemIds: string[]): Promise<string> {
   const ids = [...new Set(itemIds.map((id) => id.trim()).filter((id) => id !== ''))];
@@ -567,7 +704,6 @@ export async function removeReturnItems(db: Db, storeId: string, ref: ReturnRef,
   });
 }
 
-const MAX_NOTE_LENGTH = 255;
 
 export async function addReturnNote(db: Db, storeId: string, ref: ReturnRef, content: string): Promise<{ returnId: string; noteId: string }> {
   if (typeof content !== 'string' || content.trim().length === 0 || content.length > MAX_NOTE_LENGTH) {

@@ -20,7 +20,14 @@ function failure(route: Route | undefined, status: number, message: string, inst
   if (route?.errorStyle === 'error' && (status === 400 || status === 401 || status === 409)) {
     return json(status, { error: message }, headers);
   }
-  return problem(status, message, { instance, headers });
+  return inDocumentedMediaType(route, problem(status, message, { instance, headers }));
+}
+
+/** A problem answered as application/json where the reference document declares that media type for its status. */
+function inDocumentedMediaType(route: Route | undefined, response: DoorResponse): DoorResponse {
+  const contentType = response.headers?.['content-type'];
+  if (!route?.jsonErrorStatuses?.includes(response.status) || !contentType?.startsWith('application/problem+json')) return response;
+  return { ...response, headers: { ...response.headers, 'content-type': 'application/json; charset=utf-8' } };
 }
 
 export function createRestDoor(deps: AppDeps): Door {
@@ -67,7 +74,7 @@ export function createRestDoor(deps: AppDeps): Door {
     if (!body.ok) return failure(route, 400, body.message, instance);
 
     const ctx = createContext({ db, auth, door: 'rest', logger, requestId: request.requestId });
-    const response = await route.handle({ request, params, query: request.url.searchParams, body: body.value, ctx, instance });
+    const response = inDocumentedMediaType(route, await route.handle({ request, params, query: request.url.searchParams, body: body.value, ctx, instance }));
     return { ...response, headers: { ...rateHeaders, ...response.headers } };
   }
 

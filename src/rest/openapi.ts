@@ -1,8 +1,28 @@
-// Assembles the OpenAPI 3.1 document of the v2.2 door from every route's `doc`,
-// adding what the door itself answers on every route (authentication, store and
-// scope refusals, rate limits, malformed bodies, internal errors), so the
-// document describes each response exactly as it is served.
+// Assembles the OpenAPI 3.1 document of the v2.2 door. The published reference document
+// (src/rest/reference.v2.2.json, vendored by `npm run reference:vendor`) is the door's
+// contract: every route it has is described by its operation, verbatim. Routes it lacks
+// (our additions) are described from their `doc`, with what the door itself answers
+// (authentication, store and scope refusals, rate limits, malformed bodies, internal
+// errors), and marked `x-extension: true`.
+import fs from 'node:fs';
 import type { HttpMethod, JsonSchema, Route, RouteDoc } from '../routeTable.ts';
+
+type Json = Record<string, unknown>;
+
+let reference: Json | undefined;
+
+/** The vendored reference document, read once. */
+export function referenceDocument(): Json {
+  reference ??= JSON.parse(fs.readFileSync(new URL('./reference.v2.2.json', import.meta.url), 'utf8')) as Json;
+  return reference;
+}
+
+function referenceOperation(method: HttpMethod, path: string): { operation: Json; pathParameters?: unknown[] } | undefined {
+  const item = (referenceDocument().paths as Record<string, Json>)[path];
+  const operation = item?.[method.toLowerCase()] as Json | undefined;
+  if (!operation) return undefined;
+  return { operation: structuredClone(operation), pathParameters: item.parameters as unknown[] | undefined };
+}
 
 export type OpenApiDocument = Record<string, unknown> & {
   openapi: string;
@@ -21,6 +41,8 @@ export interface OpenApiOperation {
   requestBody?: Record<string, unknown>;
   responses: Record<string, OpenApiResponse>;
   'x-required-scopes'?: string[];
+  /** An operation the reference document does not have: our addition. */
+  'x-extension'?: true;
 }
 
 export interface OpenApiResponse {
@@ -188,13 +210,21 @@ export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument 
   const paths: OpenApiDocument['paths'] = {};
   const tags = new Set<string>();
   for (const route of routes) {
-    if (!route.doc) continue;
     const key = route.method.toLowerCase() as Lowercase<HttpMethod>;
-    const item = (paths[route.path] ??= {});
+    const fromReference = referenceOperation(route.method, route.path);
+    if (!fromReference && !route.doc) throw new Error(`${route.method} ${route.path} is neither in the reference document nor documented`);
+    const item = (paths[route.path] ??= {}) as Record<string, unknown>;
     if (item[key]) throw new Error(`two routes document ${route.method} ${route.path}`);
-    item[key] = operationOf(route, route.doc);
-    tags.add(route.doc.tag);
+    if (fromReference) {
+      item[key] = fromReference.operation;
+      if (fromReference.pathParameters) item.parameters = fromReference.pathParameters;
+      for (const tag of (fromReference.operation.tags as string[] | undefined) ?? []) tags.add(tag);
+    } else {
+      item[key] = { ...operationOf(route, route.doc!), 'x-extension': true };
+      tags.add(route.doc!.tag);
+    }
   }
+  const referenceComponents = referenceDocument().components as Record<string, Record<string, unknown>>;
   return {
     openapi: '3.1.0',
     info: {
@@ -210,8 +240,10 @@ export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument 
     security: [{ bearerAuth: [] }],
     paths,
     components: {
-      schemas: { Problem: PROBLEM_SCHEMA, Error: ERROR_SCHEMA },
+      ...referenceComponents,
+      schemas: { ...referenceComponents.schemas, Problem: PROBLEM_SCHEMA, Error: ERROR_SCHEMA },
       securitySchemes: {
+        ...referenceComponents.securitySchemes,
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API secret> of an API client of the store' },
       },
     },

@@ -9,6 +9,8 @@ import {
   addReturnNote,
   barcodeOf,
   createReturn,
+  deleteReturn,
+  setReturnStatus,
   findReturnId,
   flagReturn,
   ITEM_AMOUNT_SELECT,
@@ -16,6 +18,7 @@ import {
   listAsnRows,
   listReturns,
   processReturn,
+  processReturnItems,
   rejectReturn,
   removeReturnItems,
   resetReturn,
@@ -25,6 +28,7 @@ import {
   type ReturnPage,
   type ReturnRef,
 } from '../domain/returns.ts';
+import { deleteReturnTag, upsertReturnTag } from '../domain/returnTags.ts';
 import { builder } from './builder.ts';
 import { storeIdOf, type GraphQLContext, hasAnyScope } from './context.ts';
 import { keysetConnection, type KeysetSort } from './keyset.ts';
@@ -219,6 +223,14 @@ export const Return = builder.prismaNode('Return', {
     trackingNumber: t.exposeString('trackingNumber', { nullable: true }),
     labelStatus: t.exposeString('labelStatus', { nullable: true }),
     labelUrl: t.exposeString('labelUrl', { nullable: true }),
+    trackingUrl: t.exposeString('trackingUrl', { nullable: true }),
+    originAddress: t.field({
+      type: MailingAddress,
+      nullable: true,
+      description: "Where the customer ships the return from, when given at creation (else the order's shipping address applies)",
+      select: { originAddress: true },
+      resolve: ({ originAddress }) => (originAddress ? { name: null, ...(originAddress as Omit<MailingAddressShape, 'name'>) } : null),
+    }),
     tags: t.exposeStringList('tags', { nullable: false }),
     total: t.field({
       type: Money,
@@ -358,12 +370,54 @@ const CreateReturnItemInput = builder.inputType('CreateReturnItemInput', {
   }),
 });
 
+const ReturnAddressInput = builder.inputType('ReturnAddressInput', {
+  fields: (t) => ({
+    line1: t.string({ required: true }),
+    line2: t.string(),
+    city: t.string({ required: true }),
+    state: t.string({ required: true }),
+    postalCode: t.string({ required: true }),
+    country: t.string({ required: true }),
+  }),
+});
+
+const ReturnLabelInput = builder.inputType('ReturnLabelInput', {
+  fields: (t) => ({
+    trackingNumber: t.string({ required: true }),
+    carrier: t.string(),
+    trackingUrl: t.string(),
+    postageLabelUrl: t.string(),
+  }),
+});
+
 const CreateReturnInput = builder.inputType('CreateReturnInput', {
   fields: (t) => ({
-    orderId: t.id({ required: true, description: 'Our order id (ord_)' }),
+    orderId: t.id({ description: 'Our order id (ord_); give this or externalOrderId' }),
+    externalOrderId: t.string({ description: "The merchant's order id; give this or orderId" }),
     items: t.field({ type: [CreateReturnItemInput], required: true }),
     type: t.field({ type: ReturnType, description: 'Default RETURN' }),
+    originAddress: t.field({ type: ReturnAddressInput, description: 'Where the customer ships the return from' }),
+    label: t.field({ type: ReturnLabelInput, description: 'A label already bought for the return' }),
+    notes: t.string({ description: "The return's first note" }),
   }),
+});
+
+const ProcessReturnItemInput = builder.inputType('ProcessReturnItemInput', {
+  fields: (t) => ({
+    itemId: t.id({ required: true, description: 'ReturnItem id' }),
+    reject: t.boolean({ description: 'Default false' }),
+  }),
+});
+
+export const SettableReturnStatus = builder.enumType('SettableReturnStatus', {
+  description: 'Statuses setReturnStatus takes; each runs the operation leading there',
+  values: {
+    COMPLETE: { value: 'complete', description: 'processReturn' },
+    OPEN: { value: 'open', description: 'resetReturn' },
+    FLAGGED: { value: 'flagged', description: 'flagReturn' },
+    REJECTED: { value: 'rejected', description: 'rejectReturn' },
+    DELETED: { value: 'deleted', description: 'deleteReturn' },
+  } as const,
 });
 
 const CreateReturnPayload = builder.objectRef<{ return: ReturnRow; replayed: boolean }>('CreateReturnPayload').implement({
@@ -405,7 +459,11 @@ builder.mutationFields((t) => ({
         ctx.prisma,
         storeIdOf(ctx),
         {
-          orderId: String(input.orderId),
+          orderId: input.orderId == null ? null : String(input.orderId),
+          externalOrderId: input.externalOrderId,
+          originAddress: input.originAddress,
+          label: input.label,
+          notes: input.notes,
           type: input.type,
           items: input.items.map((item) => ({ lineItemId: item.lineItemId, quantity: item.quantity, reason: item.reason, outcome: item.outcome })),
         },
@@ -418,6 +476,30 @@ builder.mutationFields((t) => ({
   flagReturn: transitionField(t, flagReturn, 'Flags the return for review'),
   rejectReturn: transitionField(t, rejectReturn, 'Rejects the return; its items are released'),
   resetReturn: transitionField(t, resetReturn, 'Back to OPEN with the items the return was created with, nothing refunded'),
+  processReturnItems: t.prismaField({
+    type: 'Return',
+    nullable: false,
+    description: 'Processes item by item: rejected items leave the return, the others complete with their refunds; rejecting all rejects the return',
+    authScopes: { scope: 'returns_write' },
+    args: { ...returnRefArgs(t), items: t.arg({ type: [ProcessReturnItemInput], required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const decisions = args.items.map((item) => ({ itemId: String(item.itemId), reject: item.reject ?? false }));
+      const id = await processReturnItems(ctx.prisma, storeIdOf(ctx), refOf(args), decisions);
+      return ctx.prisma.return.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+  deleteReturn: transitionField(t, deleteReturn, 'Deletes the return: no further operation, its items are released'),
+  setReturnStatus: t.prismaField({
+    type: 'Return',
+    nullable: false,
+    description: 'Sets a status by running the operation leading to it (the same state machine as the other mutations)',
+    authScopes: { scope: 'returns_write' },
+    args: { ...returnRefArgs(t), status: t.arg({ type: SettableReturnStatus, required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const id = await setReturnStatus(ctx.prisma, storeIdOf(ctx), refOf(args), args.status);
+      return ctx.prisma.return.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
   removeReturnItems: t.prismaField({
     type: 'Return',
     nullable: false,
@@ -438,6 +520,52 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const { noteId } = await addReturnNote(ctx.prisma, storeIdOf(ctx), refOf(args), args.content);
       return ctx.prisma.returnNote.findUniqueOrThrow({ ...query, where: { id: noteId } });
+    },
+  }),
+}));
+
+// ---------------------------------------------------------------- return tags
+
+export const ReturnTag = builder.prismaObject('ReturnTag', {
+  description: 'A return tag the store defines; returns name it in `tags`',
+  fields: (t) => ({
+    name: t.exposeString('name', { nullable: false }),
+    pillTheme: t.exposeString('pillTheme', { nullable: false, description: 'One of the reference pill themes (NORMAL, PRIMARY, SUCCESS ...)' }),
+    source: t.exposeString('source', { nullable: false, description: 'merchant: made through the API' }),
+    numericId: t.exposeInt('numericId', { nullable: false }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  returnTags: t.prismaField({
+    type: ['ReturnTag'],
+    nullable: false,
+    description: 'Every return tag of the store, by name',
+    authScopes: { scope: 'returns_read' },
+    resolve: (query, _root, _args, ctx) => ctx.prisma.returnTag.findMany({ ...query, where: { storeId: storeIdOf(ctx) }, orderBy: { name: 'asc' } }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  upsertReturnTag: t.prismaField({
+    type: 'ReturnTag',
+    nullable: false,
+    description: 'Creates a tag, changes its theme, or renames it (newName); a rename rewrites every return naming the tag',
+    authScopes: { scope: 'returns_write' },
+    args: { name: t.arg.string({ required: true }), pillTheme: t.arg.string({ required: true }), newName: t.arg.string() },
+    resolve: async (query, _root, args, ctx) => {
+      const tag = await upsertReturnTag(ctx.prisma, storeIdOf(ctx), args);
+      return ctx.prisma.returnTag.findUniqueOrThrow({ ...query, where: { storeId_name: { storeId: tag.storeId, name: tag.name } } });
+    },
+  }),
+  deleteReturnTag: t.boolean({
+    nullable: false,
+    description: 'Deletes the tag and strips it from every return naming it',
+    authScopes: { scope: 'returns_write' },
+    args: { name: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await deleteReturnTag(ctx.prisma, storeIdOf(ctx), args.name);
+      return true;
     },
   }),
 }));

@@ -52,6 +52,7 @@ describe('the status machine', () => {
     flag: ['open', 'in_transit', 'delivered', 'needs_review', 'in_review'],
     reject: ['open', 'in_transit', 'delivered', 'needs_review', 'in_review', 'flagged'],
     reset: ['open', 'in_transit', 'delivered', 'needs_review', 'in_review', 'flagged', 'complete', 'rejected'],
+    delete: ['open', 'in_transit', 'delivered', 'needs_review', 'in_review', 'flagged', 'complete', 'rejected'],
     remove: ['open', 'in_transit', 'delivered', 'needs_review', 'in_review', 'flagged'],
     note: ['open', 'in_transit', 'delivered', 'needs_review', 'in_review', 'flagged', 'complete', 'rejected'],
   };
@@ -61,10 +62,11 @@ describe('the status machine', () => {
       expect([...ALLOWED_FROM[operation]].sort()).toEqual([...expected[operation]].sort());
     });
   }
-  it('complete and rejected are left only by reset; deleted by nothing', () => {
+  // The reference's PUT /returns/{id}/status sets `deleted` from any status, completed ones included.
+  it('complete and rejected are left only by reset or delete; deleted by nothing', () => {
     const leaving = (status: ReturnStatus) => (Object.keys(ALLOWED_FROM) as ReturnOperation[]).filter((op) => op !== 'note' && canApply(op, status));
-    expect(leaving('complete')).toEqual(['reset']);
-    expect(leaving('rejected')).toEqual(['reset']);
+    expect(leaving('complete')).toEqual(['reset', 'delete']);
+    expect(leaving('rejected')).toEqual(['reset', 'delete']);
     expect(leaving('deleted')).toEqual([]);
   });
 });

@@ -1,7 +1,9 @@
 // GET /v2.2/openapi.json: served without credentials, a valid OpenAPI 3.1 document
-// (linted by @seriousme/openapi-schema-validator, every JSON Schema in it compiled
-// strictly by Ajv 2020), describing every route of the door with the door's own
-// answers; and the response checker other REST tests use must be able to fail.
+// (linted by @seriousme/openapi-schema-validator). Every route the reference document
+// has is described by the reference's operation verbatim (from the vendored copy, which
+// must equal the package's document); every other route is an extension (x-extension)
+// described with the door's own answers, its JSON Schemas compiled strictly by Ajv 2020.
+// The response checker other REST tests use must be able to fail.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -10,6 +12,10 @@ import { restRoutes } from '../../src/rest/routes/index.ts';
 import { buildOpenApiDocument, type OpenApiOperation } from '../../src/rest/openapi.ts';
 import { call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { expectValidRestResponse, findPathTemplate, openApiDocument, restResponseProblems } from '../support/openapi.ts';
+import { REFERENCE_PACKAGE } from '../support/reference.ts';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { parse as parseYaml } from 'yaml';
 
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
 
@@ -27,19 +33,32 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
 function operations(): [string, string, OpenApiOperation][] {
   return Object.entries(served.paths).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, op]) => [path, method, op as OpenApiOperation] as [string, string, OpenApiOperation]),
+    Object.entries(item)
+      .filter(([method]) => METHODS.includes(method))
+      .map(([method, op]) => [path, method, op as OpenApiOperation] as [string, string, OpenApiOperation]),
   );
+}
+
+/** Our additions: the operations the reference document does not have. */
+const extensions = () => operations().filter(([, , op]) => op['x-extension'] === true);
+
+/** The package's document, parsed from its YAML (the vendored JSON must equal it). */
+function packageDocument(): Record<string, unknown> {
+  const file = createRequire(import.meta.url).resolve(`${REFERENCE_PACKAGE}/openapi.yaml`);
+  return parseYaml(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
 }
 
 /** Every JSON Schema in the document with a JSON pointer naming it. */
 function schemasOf(doc: Record<string, unknown>): [string, Record<string, unknown>][] {
   const out: [string, Record<string, unknown>][] = [];
-  for (const [name, schema] of Object.entries((doc.components as { schemas: Record<string, Record<string, unknown>> }).schemas)) {
-    out.push([`#/components/schemas/${name}`, schema]);
+  for (const name of ['Problem', 'Error']) {
+    out.push([`#/components/schemas/${name}`, (doc.components as { schemas: Record<string, Record<string, unknown>> }).schemas[name]]);
   }
-  for (const [path, method, op] of operations()) {
+  for (const [path, method, op] of extensions()) {
     const at = `${method.toUpperCase()} ${path}`;
     for (const p of op.parameters as { name: string; schema: Record<string, unknown> }[]) out.push([`${at} parameter ${p.name}`, p.schema]);
     const body = (op.requestBody as { content?: Record<string, { schema: Record<string, unknown> }> } | undefined)?.content;
@@ -64,7 +83,7 @@ describe('the response checker', () => {
   it('accepts what every documented operation answers to an empty or unknown request', async () => {
     const failures: string[] = [];
     for (const [path, item] of Object.entries(openApiDocument().paths)) {
-      for (const [method, op] of Object.entries(item)) {
+      for (const [method, op] of Object.entries(item).filter(([key]) => METHODS.includes(key))) {
         const url = `/v2.2${path.replace('{storeId}', store.storeId).replace(/\{\w+\}/g, 'unknown_1')}`;
         const res = await call(server, method.toUpperCase(), url, { secret: store.secret, body: op.requestBody ? {} : undefined });
         if (res.status >= 500) failures.push(`${method.toUpperCase()} ${url} -> ${res.status}`);
@@ -83,7 +102,7 @@ describe('the response checker', () => {
     expect(restResponseProblems('POST', op, { ...base, status: 405, headers: new Headers({ 'content-type': 'application/problem+json', allow: 'GET, PUT' }), text: '{"type":"about:blank","title":"x","status":405,"detail":"x"}' })).not.toEqual([]);
     expect(restResponseProblems('GET', '/v2.2/nowhere', { ...base, text: '{"title":"Not Found"}' })).not.toEqual([]);
     const document = openApiDocument();
-    const authenticated = Object.entries(document.paths).find(([, item]) => Object.values(item).some((o) => o.security.length > 0));
+    const authenticated = Object.entries(document.paths).find(([, item]) => Object.values(item).some((o) => o['x-extension'] && o.security.length > 0));
     if (authenticated) {
       const [path, item] = authenticated;
       const method = Object.keys(item)[0];
@@ -117,7 +136,7 @@ describe('the document', () => {
     ajv.addVocabulary(['example', 'discriminator', 'xml', 'externalDocs']);
     // Component references become absolute ids, so each schema compiles on its own.
     const absolute = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"https://service.invalid/schemas/'));
-    for (const [name, schema] of Object.entries(served.components.schemas)) ajv.addSchema(absolute(schema), `https://service.invalid/schemas/${name}`);
+    for (const name of ['Problem', 'Error']) ajv.addSchema(absolute(served.components.schemas[name]), `https://service.invalid/schemas/${name}`);
     const failures: string[] = [];
     const seen = new Set<string>();
     for (const [where, schema] of schemasOf(served)) {
@@ -144,11 +163,31 @@ describe('the document', () => {
     });
   });
 
+  it('is vendored from the reference package unchanged', () => {
+    const vendored = JSON.parse(fs.readFileSync(new URL('../../src/rest/reference.v2.2.json', import.meta.url), 'utf8'));
+    expect(vendored, 'run npm run reference:vendor').toEqual(packageDocument());
+  });
+
+  it('describes every reference operation it serves exactly as the reference does', () => {
+    const reference = packageDocument() as { paths: Record<string, Record<string, unknown>>; components: Record<string, Record<string, unknown>> };
+    const served_ = served as unknown as { paths: Record<string, Record<string, unknown>>; components: Record<string, Record<string, unknown>> };
+    const described = operations().filter(([, , op]) => !op['x-extension']);
+    expect(described.length).toBeGreaterThan(0);
+    for (const [path, method, op] of described) {
+      expect(op, `${method} ${path}`).toEqual(reference.paths[path][method]);
+      expect(served_.paths[path].parameters, `${path} parameters`).toEqual(reference.paths[path].parameters);
+    }
+    for (const kind of ['schemas', 'parameters', 'headers']) {
+      for (const [name, value] of Object.entries(reference.components[kind])) expect(served_.components[kind][name], `${kind} ${name}`).toEqual(value);
+    }
+  });
+
   it('documents every route of the door, each once, with its path parameters', () => {
     for (const route of restRoutes) {
-      expect(route.doc, `${route.method} ${route.path} has no doc`).toBeDefined();
       const op = served.paths[route.path]?.[route.method.toLowerCase() as 'get'];
       expect(op, `${route.method} ${route.path} missing from the document`).toBeDefined();
+      if (!op!['x-extension']) continue;
+      expect(route.doc, `${route.method} ${route.path} has no doc`).toBeDefined();
       const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
       const declared = (op!.parameters as { name: string; in: string; required: boolean }[]).filter((p) => p.in === 'path');
       expect(declared.map((p) => p.name)).toEqual(pathParams);
@@ -162,6 +201,7 @@ describe('the document', () => {
   it("documents the door's own answers on every authenticated route", () => {
     for (const route of restRoutes.filter((r) => !r.public)) {
       const op = served.paths[route.path][route.method.toLowerCase() as 'get']!;
+      if (!op['x-extension']) continue;
       const at = `${route.method} ${route.path}`;
       expect(op.security, at).toEqual([{ bearerAuth: [] }]);
       expect(op['x-required-scopes'], at).toEqual([...route.scopes]);
@@ -174,7 +214,7 @@ describe('the document', () => {
   });
 
   it('documents X-Page-Next, page-size and page-continue on every paginated list', () => {
-    const lists = operations().filter(([, , op]) => (op.parameters as { name: string }[]).some((p) => p.name === 'page-size'));
+    const lists = extensions().filter(([, , op]) => (op.parameters as { name: string }[]).some((p) => p.name === 'page-size'));
     for (const [path, method, op] of lists) {
       const names = (op.parameters as { name: string }[]).map((p) => p.name);
       expect(names, `${method} ${path}`).toEqual(expect.arrayContaining(['page-size', 'page-continue', 'X-Page-Size', 'X-Page-Continue']));

@@ -10,6 +10,7 @@ import addFormatsModule from 'ajv-formats';
 import { buildOpenApiDocument, PROBLEM_MEDIA_TYPE, type OpenApiDocument, type OpenApiOperation } from '../../src/rest/openapi.ts';
 import { REST_PREFIX } from '../../src/rest/door.ts';
 import { restRoutes } from '../../src/rest/routes/index.ts';
+import { referenceResponseProblems } from './reference.ts';
 
 // ajv-formats is CommonJS; depending on the loader its default import is the plugin or its module object.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
@@ -84,7 +85,10 @@ function formatAjvErrors(validate: ValidateFunction): string {
  * here: a 404 problem, or a 405 problem whose Allow header lists exactly the documented methods.
  */
 function undocumentedRouteProblems(method: string, path: string, response: RestResponseLike): string[] {
-  const methods = path in state().document.paths ? Object.keys(state().document.paths[path]).map((m) => m.toUpperCase()) : [];
+  // A path item also holds path-level `parameters` (reference operations): only methods count.
+  const methods = path in state().document.paths
+    ? Object.keys(state().document.paths[path]).filter((key) => key !== 'parameters').map((m) => m.toUpperCase())
+    : [];
   const expected = methods.length > 0 ? 405 : 404;
   const where = `${method} ${path} -> ${response.status}`;
   if (response.status !== expected) return [`${where}: ${method} ${path} is not documented, so only ${expected} may answer it`];
@@ -112,6 +116,8 @@ export function restResponseProblems(method: string, pathTemplateOrUrl: string, 
   const verb = (method.toUpperCase() === 'HEAD' ? 'get' : method.toLowerCase()) as keyof (typeof document.paths)[string];
   const operation: OpenApiOperation | undefined = template ? document.paths[template][verb] : undefined;
   if (!template || !operation) return undocumentedRouteProblems(method, template ?? pathTemplateOrUrl, response);
+  // A reference operation is served as the reference document describes it: its checker rules.
+  if (!operation['x-extension']) return referenceResponseProblems(method, pathTemplateOrUrl, response) ?? [`${method} ${template} is not in the reference`];
 
   const statusKey = [String(response.status), `${String(response.status)[0]}XX`, 'default'].find((key) => key in operation.responses);
   if (!statusKey) return [`status ${response.status} is not documented for ${method} ${template}`];

@@ -36,6 +36,8 @@ import { pageRoutes } from './pages.ts';
 import { orderFulfillmentRoutes } from './orderFulfillments.ts';
 import { inventoryItemRoutes } from './inventoryItems.ts';
 import { returnRoutes } from './returns.ts';
+import { returnDetailRoutes } from './returnDetail.ts';
+import { returnTagRoutes } from './returnTags.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Every v2.2 route, in match order. */
@@ -46,6 +48,8 @@ export const restRoutes: Route[] = [
   ...customerRoutes,
   ...orderRoutes,
   ...returnRoutes,
+  ...returnDetailRoutes,
+  ...returnTagRoutes,
   ...inventoryLevelRoutes,
   ...inboundShipmentRoutes,
   ...orderFulfillmentRoutes,

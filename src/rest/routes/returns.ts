@@ -1,19 +1,18 @@
-// POST /stores/{storeId}/returns (with Idempotency-Key) and GET /stores/{storeId}/returns
-// (filters and cursor pagination), decisions.md "Returns". The body's JSON types are
+// POST /stores/{storeId}/returns (the reference's create-return-request body, with
+// Idempotency-Key) and GET /stores/{storeId}/returns (filters and cursor pagination), as
+// the reference document describes them (served from it, so these routes carry no doc). The body's JSON types are
 // checked here so every mistake comes back with its path; the rules on values
 // (quantities, known lines, what is still returnable) are the schema's.
 import { header, json, type DoorResponse } from '../../door.ts';
 import type { Route, RouteInput } from '../../routeTable.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import type { FieldIssue } from '../../schema/errors.ts';
-import { nextPageHeaders, PAGE_PARAMETER_NAMES, PAGINATION_DOC, readPage } from '../pagination.ts';
+import { nextPageHeaders, PAGE_PARAMETER_NAMES, readPage } from '../pagination.ts';
 import { problemFromOutcome, validationProblem } from '../problem.ts';
-import { documentQueryParameters, parameterNames, readQueryParameters, type QueryParameter } from '../queryParameters.ts';
+import { parameterNames, readQueryParameters, type QueryParameter } from '../queryParameters.ts';
 import {
-  ORDER_SCHEMA,
   REST_ORDER_FRAGMENT,
   REST_RETURN_FRAGMENT,
-  RETURN_SCHEMA,
   restOrder,
   restReturn,
   type RestOrderNode,
@@ -39,8 +38,6 @@ const LIST = defineOperation(`
   ${REST_ORDER_FRAGMENT}`);
 
 const STATUSES = ['open', 'in_transit', 'delivered', 'needs_review', 'in_review', 'flagged', 'complete', 'rejected', 'deleted'];
-const TYPES = ['return', 'claim', 'warranty'];
-const OUTCOMES = ['refund', 'credit', 'exchange', 'keep'];
 
 const IDEMPOTENCY_KEY = 'Idempotency-Key';
 
@@ -48,50 +45,100 @@ type Checked<T> = { ok: true; value: T } | { ok: false; issues: FieldIssue[] };
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The body as the mutation's input, or every JSON type mistake with its path. */
+const COMPENSATIONS: Record<string, string> = { refund: 'REFUND', store_credit: 'CREDIT' };
+
+/**
+ * The reference's create-return-request body as the mutation's input, or every JSON type
+ * mistake with its path. Optional members may be null (read as absent).
+ */
 function readCreateBody(body: unknown): Checked<Record<string, unknown>> {
   if (!isObject(body)) return { ok: false, issues: [{ path: '', message: 'the body must be a JSON object' }] };
   const issues: FieldIssue[] = [];
   const expect = (ok: boolean, path: string, message: string) => {
     if (!ok) issues.push({ path, message });
   };
-  const oneOf = (value: unknown, allowed: string[], path: string) =>
-    expect(value === undefined || (typeof value === 'string' && allowed.includes(value)), path, `must be one of ${allowed.join(', ')}`);
-
-  expect(body.orderId !== undefined, 'orderId', 'is required');
-  expect(body.orderId === undefined || typeof body.orderId === 'string', 'orderId', 'must be a string');
-  oneOf(body.type, TYPES, 'type');
-  if (body.items === undefined) issues.push({ path: 'items', message: 'is required' });
-  else if (!Array.isArray(body.items)) issues.push({ path: 'items', message: 'must be an array' });
+  const string = (value: unknown, path: string, required: boolean) =>
+    expect(value == null ? !required : typeof value === 'string', path, value == null ? 'is required' : 'must be a string');
+  const object = (value: unknown, path: string, required: boolean): value is Record<string, unknown> => {
+    expect(value == null ? !required : isObject(value), path, value == null ? 'is required' : 'must be an object');
+    return isObject(value);
+  };
+  if (body.options != null && object(body.options, 'options', false)) {
+    const create = body.options.createExternalRMAs;
+    expect(create == null || typeof create === 'boolean', 'options.createExternalRMAs', 'must be a boolean');
+  }
+  const data = body.data;
+  if (!object(data, 'data', true)) return { ok: false, issues };
+  string(data.provider, 'data.provider', true);
+  string(data.externalOrderId, 'data.externalOrderId', true);
+  string(data.notes, 'data.notes', false);
+  if (object(data.shippingAddress, 'data.shippingAddress', true)) {
+    for (const field of ['line1', 'city', 'state', 'postalCode', 'country']) string(data.shippingAddress[field], `data.shippingAddress.${field}`, true);
+    string(data.shippingAddress.line2, 'data.shippingAddress.line2', false);
+  }
+  if (data.label != null && object(data.label, 'data.label', false)) {
+    string(data.label.trackingNumber, 'data.label.trackingNumber', true);
+    for (const field of ['carrier', 'trackingUrl', 'postageLabelUrl', 'formLabelUrl', 'originalShipmentId']) string(data.label[field], `data.label.${field}`, false);
+  }
+  if (data.items == null) issues.push({ path: 'data.items', message: 'is required' });
+  else if (!Array.isArray(data.items)) issues.push({ path: 'data.items', message: 'must be an array' });
   else {
-    body.items.forEach((item: unknown, index) => {
-      const at = `items.${index}`;
-      if (!isObject(item)) {
-        issues.push({ path: at, message: 'must be an object' });
-        return;
-      }
-      expect(typeof item.lineItemId === 'string', `${at}.lineItemId`, item.lineItemId === undefined ? 'is required' : 'must be a string');
-      expect(Number.isSafeInteger(item.quantity), `${at}.quantity`, item.quantity === undefined ? 'is required' : 'must be an integer');
-      expect(item.reason === undefined || item.reason === null || typeof item.reason === 'string', `${at}.reason`, 'must be a string');
-      oneOf(item.outcome, OUTCOMES, `${at}.outcome`);
+    if (data.items.length === 0) issues.push({ path: 'data.items', message: 'must list at least one item' });
+    data.items.forEach((item: unknown, index) => {
+      const at = `data.items.${index}`;
+      if (!object(item, at, true)) return;
+      string(item.lineItemId, `${at}.lineItemId`, true);
+      expect(Number.isSafeInteger(item.quantity), `${at}.quantity`, item.quantity == null ? 'is required' : 'must be an integer');
+      string(item.reason, `${at}.reason`, true);
+      string(item.reasonCode, `${at}.reasonCode`, false);
+      string(item.notes, `${at}.notes`, false);
+      expect(
+        typeof item.compensation === 'string' && item.compensation in COMPENSATIONS,
+        `${at}.compensation`,
+        item.compensation == null ? 'is required' : `must be one of ${Object.keys(COMPENSATIONS).join(', ')}`,
+      );
     });
   }
   if (issues.length > 0) return { ok: false, issues };
-  const items = body.items as Record<string, unknown>[];
+  const items = data.items as Record<string, unknown>[];
+  const address = data.shippingAddress as Record<string, unknown>;
+  const label = data.label as Record<string, unknown> | null | undefined;
   return {
     ok: true,
     value: {
-      orderId: body.orderId,
-      type: typeof body.type === 'string' ? body.type.toUpperCase() : null,
+      externalOrderId: data.externalOrderId,
       items: items.map((item) => ({
         lineItemId: item.lineItemId,
         quantity: item.quantity,
-        reason: item.reason ?? null,
-        outcome: typeof item.outcome === 'string' ? item.outcome.toUpperCase() : null,
+        reason: item.reason,
+        outcome: COMPENSATIONS[item.compensation as string],
       })),
+      originAddress: {
+        line1: address.line1,
+        line2: address.line2 ?? null,
+        city: address.city,
+        state: address.state,
+        postalCode: address.postalCode,
+        country: address.country,
+      },
+      label: label
+        ? { trackingNumber: label.trackingNumber, carrier: label.carrier ?? null, trackingUrl: label.trackingUrl ?? null, postageLabelUrl: label.postageLabelUrl ?? null }
+        : null,
+      notes: data.notes ?? null,
     },
   };
 }
+
+/** The body's path of each input the domain names in an issue. */
+const CREATE_NAMES = {
+  idempotencyKey: IDEMPOTENCY_KEY,
+  orderId: 'data.externalOrderId',
+  externalOrderId: 'data.externalOrderId',
+  items: 'data.items',
+  originAddress: 'data.shippingAddress',
+  label: 'data.label',
+  notes: 'data.notes',
+};
 
 async function create(input: RouteInput): Promise<DoorResponse> {
   const body = readCreateBody(input.body);
@@ -103,10 +150,11 @@ async function create(input: RouteInput): Promise<DoorResponse> {
     input.ctx,
   );
   if (!outcome.ok) {
-    return problemFromOutcome(outcome, input.instance, { input: 'body', idempotencyKey: IDEMPOTENCY_KEY });
+    return problemFromOutcome(outcome, input.instance, CREATE_NAMES);
   }
   const { replayed, return: created } = outcome.data.createReturn;
-  return json(replayed ? 200 : 201, { return: restReturn(created) });
+  // No external RMA integration is connected here, so there is no external answer to report.
+  return json(replayed ? 200 : 201, { return: restReturn(created), externalRMAResponses: [] });
 }
 
 const FILTERS: QueryParameter[] = [
@@ -152,101 +200,18 @@ async function list(input: RouteInput): Promise<DoorResponse> {
   return json(200, { returns: nodes.map(restReturn), orders: [...orders.values()].map(restOrder) }, nextPageHeaders(pageInfo));
 }
 
-const CREATE_BODY_SCHEMA = {
-  type: 'object',
-  required: ['orderId', 'items'],
-  properties: {
-    orderId: { type: 'string', minLength: 1, description: 'Our order id (ord_), as order creation answered it' },
-    items: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 250,
-      items: {
-        type: 'object',
-        required: ['lineItemId', 'quantity'],
-        properties: {
-          lineItemId: { type: 'string', minLength: 1, description: "Our order line id (oli_) or the merchant's line item id" },
-          quantity: { type: 'integer', minimum: 1, description: 'At most what was ordered minus what other returns already claim' },
-          reason: { type: ['string', 'null'], maxLength: 255 },
-          outcome: { type: 'string', enum: OUTCOMES, default: 'refund' },
-        },
-      },
-    },
-    type: { type: 'string', enum: TYPES, default: 'return' },
-  },
-};
-
-const RETURN_BODY_SCHEMA = { type: 'object', additionalProperties: false, required: ['return'], properties: { return: RETURN_SCHEMA } };
-
 export const returnRoutes: Route[] = [
   {
     method: 'POST',
     path: '/stores/{storeId}/returns',
     scopes: ['returns_write'],
-    doc: {
-      summary: 'Create a return',
-      tag: 'Returns',
-      description:
-        'Creates a return (status `open`) for some of an order\'s line items. With an `Idempotency-Key`, repeating the same ' +
-        'request (same store, key and body) answers 200 with the same return instead of creating another; the key with a ' +
-        'different body is a 409. Concurrent duplicates create one return.',
-      parameters: [
-        {
-          name: IDEMPOTENCY_KEY,
-          in: 'header',
-          description: 'Client-chosen key (1 to 255 characters) making the request safe to retry',
-          schema: { type: 'string', minLength: 1, maxLength: 255 },
-        },
-      ],
-      requestBody: { required: true, schema: CREATE_BODY_SCHEMA },
-      responses: {
-        '201': { description: 'The return was created', schema: RETURN_BODY_SCHEMA },
-        '200': { description: 'Replay of an earlier request with the same Idempotency-Key: the return it created', schema: RETURN_BODY_SCHEMA },
-        '400': { description: 'Invalid body: `errors` names each offending field (e.g. `items.0.quantity`)', problem: true },
-        '404': { description: 'No order with this orderId in the store', problem: true },
-        '409': {
-          description: 'A quantity exceeds what was ordered minus what other returns already claim, or the Idempotency-Key was used with another body',
-          problem: true,
-        },
-      },
-    },
+    jsonErrorStatuses: [400, 404, 409],
     handle: create,
   },
   {
     method: 'GET',
     path: '/stores/{storeId}/returns',
     scopes: ['returns_read'],
-    doc: {
-      summary: 'List returns',
-      tag: 'Returns',
-      description: 'Returns of the store, most recently updated first (ties by id), with the orders they belong to.',
-      parameters: [
-        ...PAGINATION_DOC.parameters,
-        {
-          name: 'status',
-          in: 'query',
-          description: 'Only returns with this status (several comma-separated)',
-          schema: { type: 'string', pattern: `^(${STATUSES.join('|')})(,(${STATUSES.join('|')}))*$` },
-        },
-        ...documentQueryParameters(FILTERS),
-      ],
-      responses: {
-        '200': {
-          description: 'One page of returns and the orders they belong to',
-          headers: { 'X-Page-Next': PAGINATION_DOC.nextHeader },
-          schema: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['returns', 'orders'],
-            properties: {
-              returns: { type: 'array', items: RETURN_SCHEMA },
-              orders: { type: 'array', description: "The orders of this page's returns, each once", items: ORDER_SCHEMA },
-            },
-          },
-        },
-        '400': { description: 'A bad page-size, an altered page-continue cursor or a bad filter value; `errors` names each parameter', problem: true },
-      },
-    },
     handle: list,
   },
 ];
