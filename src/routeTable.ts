@@ -49,6 +49,8 @@ export interface Route {
    * failures decisions.md lists for order creation (400, 401, 409).
    */
   errorStyle?: 'problem' | 'error';
+  /** Media type of a 400 problem body where the reference documents another than problem+json. */
+  badRequestMediaType?: 'application/json';
   /** OpenAPI description (REST routes). */
   doc?: RouteDoc;
   handle(input: RouteInput): Promise<DoorResponse>;

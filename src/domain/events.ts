@@ -18,6 +18,7 @@ export const TOPICS = [
   'customer.updated',
   'inventory_level.updated',
   'inbound_shipment.updated',
+  'storefront_event.created',
 ] as const;
 
 export type Topic = (typeof TOPICS)[number];

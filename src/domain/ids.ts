@@ -29,6 +29,11 @@ export const ID_PREFIXES = {
   deliveryAttempt: 'dat',
   event: 'evt',
   apiClient: 'apc',
+  coverageProduct: 'cvp',
+  orderCoverage: 'ocv',
+  storefrontEvent: 'sfe',
+  invoice: 'inv',
+  invoiceItem: 'ini',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -20,6 +20,9 @@ function failure(route: Route | undefined, status: number, message: string, inst
   if (route?.errorStyle === 'error' && (status === 400 || status === 401 || status === 409)) {
     return json(status, { error: message }, headers);
   }
+  if (route?.badRequestMediaType && status === 400) {
+    return problem(status, message, { instance, headers: { ...headers, 'content-type': `${route.badRequestMediaType}; charset=utf-8` } });
+  }
   return problem(status, message, { instance, headers });
 }
 
@@ -41,8 +44,10 @@ export function createRestDoor(deps: AppDeps): Door {
     const { route, params } = matched;
     const deny = (f: AuthFailure) => failure(route, f.status, f.message, instance);
     if (route.public) {
+      const body = parseJsonBody(request);
+      if (!body.ok) return failure(route, 400, body.message, instance);
       const ctx = createContext({ db, auth: null, door: 'rest', logger, requestId: request.requestId });
-      return route.handle({ request, params, query: request.url.searchParams, body: undefined, ctx, instance });
+      return route.handle({ request, params, query: request.url.searchParams, body: body.value, ctx, instance });
     }
 
     const auth = await authenticate(db.prisma, readSecret(header(request, 'authorization')));

@@ -11,6 +11,9 @@ import './catalog.ts';
 import './inventory.ts';
 import './purchasing.ts';
 import './inbound.ts';
+import './coverage.ts';
+import './invoices.ts';
+import './storefront.ts';
 import { enforceConnectionArgs } from './connectionArgs.ts';
 
 export const schema = enforceConnectionArgs(builder.toSchema({ sortSchema: false }));

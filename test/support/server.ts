@@ -81,7 +81,7 @@ export async function call(
     body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(server.url + path, { method, headers, body });
+  const response = await fetch(server.url + path, { method, headers, body, redirect: 'manual' });
   const text = await response.text();
   let parsed: unknown = text;
   try {

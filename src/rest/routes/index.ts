@@ -25,13 +25,27 @@
 // of the door's rate (everything selected); the door itself ran at 0.85-1.0 of the
 // same operation on /v3/graphql.
 import type { Route } from '../../routeTable.ts';
+import { coverageRoutes } from './coverage.ts';
 import { customerRoutes } from './customers.ts';
 import { inboundShipmentRoutes } from './inboundShipments.ts';
 import { inventoryLevelRoutes } from './inventoryLevels.ts';
+import { invoiceRoutes } from './invoices.ts';
 import { openApiRoute } from './openapi.ts';
 import { orderRoutes } from './orders.ts';
 import { returnRoutes } from './returns.ts';
+import { storefrontRoutes } from './storefront.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Every v2.2 route, in match order. */
-export const restRoutes: Route[] = [openApiRoute(() => restRoutes), ...webhookRoutes, ...customerRoutes, ...orderRoutes, ...returnRoutes, ...inventoryLevelRoutes, ...inboundShipmentRoutes];
+export const restRoutes: Route[] = [
+  openApiRoute(() => restRoutes),
+  ...webhookRoutes,
+  ...customerRoutes,
+  ...orderRoutes,
+  ...returnRoutes,
+  ...inventoryLevelRoutes,
+  ...inboundShipmentRoutes,
+  ...coverageRoutes,
+  ...storefrontRoutes,
+  ...invoiceRoutes,
+];
