@@ -146,6 +146,7 @@ export function restResponseProblems(method: string, pathTemplateOrUrl: string, 
     problems.push(`${where}: content-type ${mediaType ?? '(none)'} is not one of ${Object.keys(content).join(', ')}`);
     return problems;
   }
+  if (!/json/.test(mediaType)) return problems;
   let body: unknown;
   try {
     body = JSON.parse(response.text);

@@ -225,7 +225,7 @@ export const coverageRoutes: Route[] = [
       summary: 'Coverage info page',
       tag: 'Coverage Info',
       description: "Public HTML page of the store's enabled coverage (merchant text escaped).",
-      responses: { '200': { description: 'text/html' }, '404': { description: 'No such store', problem: true } },
+      responses: { '200': { description: 'The page', mediaType: 'text/html' }, '404': { description: 'No such store', problem: true } },
     },
     handle: coverageInfoPageRoute,
   },

@@ -111,7 +111,7 @@ export const invoiceRoutes: Route[] = [
     method: 'GET',
     path: '/invoices/pending/items.csv',
     scopes: ['invoices_read'],
-    doc: { summary: 'Pending Invoice (CSV)', tag: 'Invoices', description: `The items of the current month. ${CSV_DESCRIPTION}`, responses: { '200': { description: 'text/csv' } } },
+    doc: { summary: 'Pending Invoice (CSV)', tag: 'Invoices', description: `The items of the current month. ${CSV_DESCRIPTION}`, responses: { '200': { description: 'The items', mediaType: 'text/csv' } } },
     handle: pendingCsv,
   },
   {
@@ -122,7 +122,7 @@ export const invoiceRoutes: Route[] = [
       summary: 'Invoice (CSV)',
       tag: 'Invoices',
       description: CSV_DESCRIPTION,
-      responses: { '200': { description: 'text/csv' }, '404': { description: "The caller's store has no invoice with this id", problem: true } },
+      responses: { '200': { description: 'The items', mediaType: 'text/csv' }, '404': { description: "The caller's store has no invoice with this id", problem: true } },
     },
     handle: itemsCsv,
   },

@@ -47,7 +47,7 @@ export const storefrontRoutes: Route[] = [
       requestBody: { required: true, schema: EVENT_SCHEMA },
       responses: {
         '204': { description: 'Stored, or already stored' },
-        '400': { description: 'Invalid event (problem details as application/json); `errors` names each field' },
+        '400': { description: 'Invalid event (problem details as application/json); `errors` names each field', problem: true, mediaType: 'application/json' },
       },
     },
     handle: record,
