@@ -27,6 +27,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { GraphQLArmorRejectCallback } from '@escape.tech/graphql-armor-types';
 import type { GraphQLLimits } from '../config.ts';
 import { DEFAULT_PAGE_SIZE } from './connectionArgs.ts';
+import { MAX_PAGE_SIZE } from './context.ts';
 import type { LimitCode } from './errors.ts';
 
 function limitError(code: LimitCode, message: string): GraphQLError {
@@ -55,7 +56,9 @@ function pageSizeOf(field: FieldNode, variables: Variables): number {
     const arg = field.arguments?.find((a) => a.name.value === name);
     if (!arg) continue;
     const value = arg.value.kind === Kind.VARIABLE ? variables?.[arg.value.name.value] : valueFromASTUntyped(arg.value);
-    if (typeof value === 'number' && Number.isFinite(value)) return Math.max(0, Math.trunc(value));
+    // A size no connection accepts (negative, above the v3 maximum, not an Int) is refused
+    // by argument checks with its own message; counted here at most as the maximum.
+    if (typeof value === 'number' && Number.isInteger(value)) return Math.min(Math.max(0, value), MAX_PAGE_SIZE.v3);
   }
   return DEFAULT_PAGE_SIZE;
 }

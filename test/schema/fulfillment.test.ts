@@ -136,7 +136,9 @@ describe('a merchant not linked to the service', () => {
       `query($loc: ID!, $level: ID!) { locations { nodes { id } } location(id: $loc) { id } inventoryLevels { nodes { id } } node(id: $level) { id } }`,
       { loc: serviceLocationId, level: merchantLevelId },
     );
-    expect(data).toEqual({ locations: { nodes: [] }, location: null, inventoryLevels: { nodes: [] }, node: null });
+    // Only the location every store is made with.
+    const { defaultLocationId } = await server.db.prisma.store.findUniqueOrThrow({ where: { id: unlinked.storeId } });
+    expect(data).toEqual({ locations: { nodes: [{ id: defaultLocationId }] }, location: null, inventoryLevels: { nodes: [] }, node: null });
     const adjust = await query<{ inventoryAdjust: { userErrors: { code: string }[] } }>(
       server,
       unlinked.secret,

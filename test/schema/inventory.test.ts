@@ -86,7 +86,9 @@ describe('locations', () => {
       `query($id: ID!) { location(id: $id) { id } locations { nodes { id } } }`,
       { id: catalog.warehouseId },
     );
-    expect(read).toEqual({ location: null, locations: { nodes: [] } });
+    // It sees only the location every store is made with.
+    const { defaultLocationId } = await server.db.prisma.store.findUniqueOrThrow({ where: { id: other.storeId } });
+    expect(read).toEqual({ location: null, locations: { nodes: [{ id: defaultLocationId }] } });
   });
 
   it('lists the levels at a location', async () => {
