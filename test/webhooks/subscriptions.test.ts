@@ -263,7 +263,7 @@ describe('v3', () => {
       `{ webhookTopics all: webhookSubscriptions(first: 10) { nodes { id } } disabled: webhookSubscriptions(first: 10, enabled: false, topic: "order.created") { nodes { id } } none: webhookSubscriptions(first: 10, topic: "return.created") { nodes { id } } }`,
     );
     expect(listed.data).toEqual({
-      webhookTopics: ['return.created', 'return.updated', 'order.created', 'customer.created', 'customer.updated', 'inventory_level.updated', 'inbound_shipment.updated'],
+      webhookTopics: ['return.created', 'return.updated', 'order.created', 'customer.created', 'customer.updated', 'inventory_level.updated', 'inbound_shipment.updated', 'storefront_event.created'],
       all: { nodes: [{ id: subscription.id }] },
       disabled: { nodes: [{ id: subscription.id }] },
       none: { nodes: [] },
