@@ -33,7 +33,14 @@ export interface RouteDoc {
   /** By status code. `problem: true` means an application/problem+json body. */
   responses: Record<
     string,
-    { description: string; schema?: JsonSchema; problem?: boolean; /** Default application/json. */ mediaType?: string; headers?: Record<string, { description: string; schema: JsonSchema }> }
+    {
+      description: string;
+      schema?: JsonSchema;
+      problem?: boolean;
+      /** A body in another media type than JSON (text/csv, text/html), or problem details sent as application/json. */
+      mediaType?: string;
+      headers?: Record<string, { description: string; schema: JsonSchema }>;
+    }
   >;
 }
 

@@ -14,6 +14,8 @@ export const SCOPES = [
   'locations_write',
   'webhooks_read',
   'webhooks_write',
+  'storefront_events_write',
+  'invoices_read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

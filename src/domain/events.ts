@@ -22,6 +22,7 @@ export const TOPICS = [
   'inventory_level.updated',
   'inbound_shipment.updated',
   'return_tag.updated',
+  'storefront_event.created',
 ] as const;
 
 export type Topic = (typeof TOPICS)[number];

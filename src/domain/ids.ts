@@ -33,6 +33,11 @@ export const ID_PREFIXES = {
   event: 'evt',
   apiClient: 'apc',
   merchantUser: 'usr',
+  coverageProduct: 'cvp',
+  orderCoverage: 'ocv',
+  storefrontEvent: 'sfe',
+  invoice: 'inv',
+  invoiceItem: 'ini',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

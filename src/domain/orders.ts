@@ -7,6 +7,7 @@ import type { Location, Order, Prisma, Store } from '../generated/prisma/client.
 import { currencyCode, InputIssues, optionalText, requiredText, textList } from './catalog.ts';
 import { isEmail, normalizeEmail, parseIsoDateTime } from './customers.ts';
 import { Conflict, Invalid } from './errors.ts';
+import { recordCoverageSold } from './coverage.ts';
 import { recordEvent } from './events.ts';
 import { newId } from './ids.ts';
 import { commitStock, ensureLevel, visibleLocationWhere } from './inventory.ts';
@@ -378,6 +379,7 @@ async function writeOrder(tx: Tx, storeId: string, parsed: ParsedOrder): Promise
       oversoldQuantity: oversold[i],
     })),
   });
+  await recordCoverageSold(tx, order, parsed.lines.map((line, i) => ({ ...line, id: lineIds[i] })));
   await recordEvent(tx, {
     storeId,
     topic: 'order.created',

@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import { Prisma, type ReturnOutcome, type ReturnStatus, type ReturnType } from '../generated/prisma/client.ts';
 import { Conflict, Invalid, NotFound, UnprocessableState, type FieldIssue } from './errors.ts';
 import { recordEvent } from './events.ts';
+import { chargeReturnProcessingFee } from './invoices.ts';
 import { newId, newReturnId } from './ids.ts';
 import { currencyExponent, Decimal, type DecimalValue } from './money.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';
@@ -506,6 +507,7 @@ async function insertReturn(tx: Tx, storeId: string, id: string, input: CreateRe
     select: { id: true, storeId: true, number: true, status: true, type: true },
   });
   await recordChange(tx, created.id, { operation: 'create', from: null, to: created.status });
+  await chargeReturnProcessingFee(tx, storeId, created);
   await recordEvent(tx, {
     storeId,
     topic: 'return.created',

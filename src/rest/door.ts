@@ -49,8 +49,10 @@ export function createRestDoor(deps: AppDeps): Door {
     request.route = REST_PREFIX + route.path;
     const deny = (f: AuthFailure) => failure(route, f.status, f.message, instance);
     if (route.public) {
+      const body = parseJsonBody(request);
+      if (!body.ok) return failure(route, 400, body.message, instance);
       const ctx = createContext({ db, auth: null, door: 'rest', logger, requestId: request.requestId });
-      return route.handle({ request, params, query: request.url.searchParams, body: undefined, ctx, instance });
+      return route.handle({ request, params, query: request.url.searchParams, body: body.value, ctx, instance });
     }
 
     const auth = await authenticate(db.prisma, readSecret(header(request, 'authorization')));

@@ -142,8 +142,9 @@ function problemResponse(description: string, headers?: OpenApiResponse['headers
 function routeResponse(response: RouteDoc['responses'][string]): OpenApiResponse {
   const out: OpenApiResponse = { description: response.description };
   if (response.headers) out.headers = { ...response.headers };
-  if (response.problem) out.content = bodyOf(PROBLEM_REF, PROBLEM_MEDIA_TYPE);
-  else if (response.schema) out.content = bodyOf(response.schema, response.mediaType ?? JSON_MEDIA_TYPE);
+  if (response.mediaType) out.content = bodyOf(response.problem ? PROBLEM_REF : (response.schema ?? { type: 'string' }), response.mediaType);
+  else if (response.problem) out.content = bodyOf(PROBLEM_REF, PROBLEM_MEDIA_TYPE);
+  else if (response.schema) out.content = bodyOf(response.schema, JSON_MEDIA_TYPE);
   return out;
 }
 

@@ -14,6 +14,9 @@ import './purchasing.ts';
 import './inbound.ts';
 import './fulfillments.ts';
 import './inventoryItems.ts';
+import './coverage.ts';
+import './invoices.ts';
+import './storefront.ts';
 import { enforceConnectionArgs } from './connectionArgs.ts';
 
 export const schema = enforceConnectionArgs(builder.toSchema({ sortSchema: false }));

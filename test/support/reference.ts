@@ -31,6 +31,11 @@ export const SERVED_TAG_GROUPS = [
   'Inbound Shipments',
   'Products',
   'Webhooks',
+  'Coverage Products',
+  'Checkout Buttons',
+  'Coverage Info',
+  'Storefront',
+  'Invoices',
 ] as const;
 
 type Json = Record<string, unknown>;
@@ -67,6 +72,15 @@ function loadDocument(): Json {
   const webhookRead = schemas['webhook-read.schema'];
   if (webhookRead?.required?.includes('externalId id')) {
     webhookRead.required = webhookRead.required.flatMap((name) => (name === 'externalId id' ? ['externalId', 'id'] : [name]));
+  }
+  // Two more of the same kind: `coverage-product.schema` requires `coverage` where its
+  // property is `coverages`, and `invoice.schema` requires `team` where its property is
+  // `store`. The package's own openapi.d.ts (generated from the same document) drops both
+  // names; read them as the properties they name.
+  const requiredRenames: Record<string, [string, string]> = { 'coverage-product.schema': ['coverage', 'coverages'], 'invoice.schema': ['team', 'store'] };
+  for (const [name, [wrong, meant]] of Object.entries(requiredRenames)) {
+    const schema = schemas[name];
+    if (schema?.required?.includes(wrong)) schema.required = schema.required.map((n) => (n === wrong ? meant : n));
   }
   return document;
 }

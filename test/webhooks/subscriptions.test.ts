@@ -274,6 +274,8 @@ describe('v3', () => {
         'customer.updated',
         'inventory_level.updated',
         'inbound_shipment.updated',
+        'return_tag.updated',
+        'storefront_event.created',
       ],
       all: { nodes: [{ id: subscription.id }] },
       disabled: { nodes: [{ id: subscription.id }] },

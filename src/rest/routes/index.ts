@@ -26,10 +26,12 @@
 // of the door's rate (everything selected); the door itself ran at 0.85-1.0 of the
 // same operation on /v3/graphql.
 import type { Route } from '../../routeTable.ts';
+import { coverageRoutes } from './coverage.ts';
 import { customerRoutes } from './customers.ts';
 import { docsRoutes } from './docs.ts';
 import { inboundShipmentRoutes } from './inboundShipments.ts';
 import { inventoryLevelRoutes } from './inventoryLevels.ts';
+import { invoiceRoutes } from './invoices.ts';
 import { openApiRoute } from './openapi.ts';
 import { orderRoutes } from './orders.ts';
 import { pageRoutes } from './pages.ts';
@@ -38,6 +40,7 @@ import { inventoryItemRoutes } from './inventoryItems.ts';
 import { returnRoutes } from './returns.ts';
 import { returnDetailRoutes } from './returnDetail.ts';
 import { returnTagRoutes } from './returnTags.ts';
+import { storefrontRoutes } from './storefront.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Every v2.2 route, in match order. */
@@ -55,4 +58,7 @@ export const restRoutes: Route[] = [
   ...orderFulfillmentRoutes,
   ...inventoryItemRoutes,
   ...pageRoutes,
+  ...coverageRoutes,
+  ...storefrontRoutes,
+  ...invoiceRoutes,
 ];

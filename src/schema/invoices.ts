@@ -1,0 +1,128 @@
+// What the service charges the store (domain/invoices.ts): invoices per calendar month
+// and currency with their items, read with invoices_read, and the store's billing terms.
+import { billingSetting, invoiceStatus, monthOf, sumAmounts, updateBillingSettings } from '../domain/invoices.ts';
+import { builder } from './builder.ts';
+import { storeIdOf } from './context.ts';
+import { money, Money } from './scalars.ts';
+import { payloadType, withUserErrors } from './userErrors.ts';
+
+export const InvoiceStatus = builder.enumType('InvoiceStatus', {
+  values: {
+    PENDING: { description: 'The current month: items are still added' },
+    ISSUED: { description: 'A past month: final' },
+  } as const,
+});
+
+export const InvoiceItemKind = builder.enumType('InvoiceItemKind', {
+  values: {
+    COVERAGE_PREMIUM: { description: 'Coverage sold on an order' },
+    RETURN_PROCESSING_FEE: { description: 'The per-return processing fee of the billing settings' },
+  } as const,
+});
+
+const ITEM_ORDER = [{ occurredAt: 'asc' as const }, { id: 'asc' as const }];
+
+builder.prismaObject('InvoiceItem', {
+  fields: (t) => ({
+    id: t.exposeID('id', { nullable: false }),
+    kind: t.expose('kind', { type: InvoiceItemKind, nullable: false }),
+    description: t.exposeString('description', { nullable: false }),
+    subjectId: t.exposeString('subjectId', { nullable: false, description: 'The order or return charged for' }),
+    amount: t.field({ type: Money, nullable: false, select: { invoice: { select: { currency: true } } }, resolve: (i) => money(i.amount, i.invoice.currency)! }),
+    occurredAt: t.expose('occurredAt', { type: 'DateTime', nullable: false }),
+  }),
+});
+
+builder.prismaObject('Invoice', {
+  fields: (t) => ({
+    id: t.exposeID('id', { nullable: false }),
+    month: t.string({ nullable: false, description: 'YYYY-MM (UTC)', resolve: (i) => i.month.toISOString().slice(0, 7) }),
+    status: t.field({ type: InvoiceStatus, nullable: false, resolve: (i) => (invoiceStatus(i) === 'pending' ? 'PENDING' : 'ISSUED') }),
+    charge: t.field({
+      type: Money,
+      nullable: false,
+      description: 'The exact sum of the items',
+      select: { items: { select: { amount: true } } },
+      resolve: (i) => money(sumAmounts(i.items), i.currency)!,
+    }),
+    items: t.relation('items', { nullable: false, query: { orderBy: ITEM_ORDER } }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', nullable: false }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', nullable: false }),
+  }),
+});
+
+const BillingSettings = builder.prismaObject('BillingSetting', {
+  name: 'BillingSettings',
+  fields: (t) => ({
+    returnProcessingFee: t.field({
+      type: Money,
+      nullable: false,
+      description: "Charged per return created, in the store's currency",
+      select: { store: { select: { currency: true } } },
+      resolve: (s) => money(s.returnProcessingFee, s.store.currency)!,
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  invoices: t.prismaField({
+    type: ['Invoice'],
+    nullable: false,
+    description: 'Every invoice of the store, newest month first',
+    authScopes: { scope: 'invoices_read' },
+    resolve: (query, _root, _args, ctx) =>
+      ctx.prisma.invoice.findMany({ ...query, where: { storeId: storeIdOf(ctx) }, orderBy: [{ month: 'desc' }, { currency: 'asc' }] }),
+  }),
+  invoice: t.prismaField({
+    type: 'Invoice',
+    nullable: true,
+    description: 'Null when the store has no invoice with this id',
+    authScopes: { scope: 'invoices_read' },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, args, ctx) => ctx.prisma.invoice.findFirst({ ...query, where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
+  }),
+  pendingInvoices: t.prismaField({
+    type: ['Invoice'],
+    nullable: false,
+    description: 'The invoices of the current month (one per currency charged; none before the first charge)',
+    authScopes: { scope: 'invoices_read' },
+    resolve: (query, _root, _args, ctx) =>
+      ctx.prisma.invoice.findMany({ ...query, where: { storeId: storeIdOf(ctx), month: monthOf(new Date()) }, orderBy: [{ currency: 'asc' }] }),
+  }),
+  billingSettings: t.prismaField({
+    type: BillingSettings,
+    nullable: false,
+    authScopes: { scope: 'invoices_read' },
+    resolve: async (query, _root, _args, ctx) => {
+      const storeId = storeIdOf(ctx);
+      const stored = await ctx.prisma.billingSetting.findUnique({ ...query, where: { storeId } });
+      if (stored) return stored;
+      const store = await ctx.prisma.store.findUniqueOrThrow({ where: { id: storeId }, select: { currency: true } });
+      return { ...(await billingSetting(ctx.prisma, storeId)), store };
+    },
+  }),
+}));
+
+const BillingSettingsInput = builder.inputType('BillingSettingsInput', {
+  fields: (t) => ({
+    returnProcessingFee: t.field({ type: 'Decimal', required: true, description: "Per return, in the store's currency; 0 charges nothing" }),
+  }),
+});
+
+const BillingSettingsPayload = payloadType('BillingSettingsPayload', 'billingSettings', BillingSettings);
+
+builder.mutationField('billingSettingsUpdate', (t) =>
+  t.field({
+    type: BillingSettingsPayload,
+    description: 'Changes the per-return processing fee; returns created before keep the fee they were charged',
+    authScopes: { scope: 'returns_write' },
+    args: { input: t.arg({ type: BillingSettingsInput, required: true }) },
+    resolve: (_root, { input }, ctx, info) =>
+      withUserErrors({ ctx, info, input: 'input' }, async () => {
+        const storeId = storeIdOf(ctx);
+        const setting = await updateBillingSettings(ctx.prisma, storeId, { returnProcessingFee: String(input.returnProcessingFee) });
+        const store = await ctx.prisma.store.findUniqueOrThrow({ where: { id: storeId }, select: { currency: true } });
+        return { ...setting, store };
+      }),
+  }),
+);
