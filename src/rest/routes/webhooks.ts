@@ -198,6 +198,7 @@ export const webhookRoutes: Route[] = [
   {
     method: 'POST',
     path: '/stores/{storeId}/webhooks',
+    differsFromReference: "decisions.md's subscription shape ({url, secret, topics}); the reference's {webhook: {callback, topic, kind, externalId}} is not served yet",
     scopes: ['webhooks_write'],
     doc: {
       summary: 'Subscribe to webhook events',
@@ -218,6 +219,7 @@ export const webhookRoutes: Route[] = [
   {
     method: 'GET',
     path: '/stores/{storeId}/webhooks',
+    differsFromReference: "decisions.md's subscription shape ({url, secret, topics}); the reference's {webhook: {callback, topic, kind, externalId}} is not served yet",
     scopes: ['webhooks_read'],
     doc: {
       summary: 'List webhook subscriptions',
