@@ -13,6 +13,14 @@ export const ops = {
     createApiClient(name: $name, scopes: $scopes) { secret apiClient { id name scopes } } }`),
   revokeApiClient: defineOperation(`mutation RevokeApiClient($id: ID!) { revokeApiClient(id: $id) { id revokedAt } }`),
 
+  coverageSettings: defineOperation(`query CoverageSettings {
+    coverageProducts { id type enabled title description percentage minimumPrice maximumPrice eligibleProductIds }
+    billingSettings { returnProcessingFee { amount currency } } }`),
+  updateCoverage: defineOperation(`mutation UpdateCoverage($input: CoverageSettingsInput!) {
+    coverageSettingsUpdate(input: $input) { userErrors { field message } } }`),
+  updateBilling: defineOperation(`mutation UpdateBilling($input: BillingSettingsInput!) {
+    billingSettingsUpdate(input: $input) { userErrors { field message } } }`),
+
   webhooks: defineOperation(`query Webhooks { webhookTopics webhookSubscriptions(first: 100) { nodes { id url topics enabled createdAt } } }`),
   createWebhook: defineOperation(`mutation CreateWebhook($input: CreateWebhookSubscriptionInput!) { createWebhookSubscription(input: $input) { id } }`),
   webhook: defineOperation(`query Webhook($id: ID!) {

@@ -76,6 +76,9 @@ describe('dashboard in Chromium', { timeout: 120_000 }, () => {
     await screenshot(page, '03-api-client-revoked');
     expect((await call(server, 'GET', `/v2.2/stores/${store.storeId}/returns`, { secret })).status).toBe(401);
     expect((await graphql(server, secret, '{ store { id } }')).status).toBe(401);
+
+    await page.goto(`${server.url}/admin/settings/coverage`);
+    await screenshot(page, '14-coverage-settings');
     expect(errors).toEqual([]);
     await page.close();
   });
