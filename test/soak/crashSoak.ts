@@ -115,14 +115,27 @@ async function prepare(target: Target, receiver: Receiver): Promise<Fixture> {
   }
 }
 
+/** When the service logged `msg` (its JSON log lines carry an ISO `time`), in ms since the epoch. */
+function logTime(output: string, msg: string): number | undefined {
+  for (const line of output.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const record = JSON.parse(line) as { msg?: string; time?: string };
+      if (record.msg === msg && record.time) return Date.parse(record.time);
+    } catch {
+      // not a log record
+    }
+  }
+  return undefined;
+}
+
 /** Spawns the service and waits for /readyz to answer 200. */
 async function startAndWaitReady(target: Target): Promise<{ service: Service; toDatabaseOpenMs: number; toListeningMs: number; toReadyMs: number }> {
   const spawnedAt = Date.now();
   const started = performance.now();
   const service = await startService(target.url, { LOG_LEVEL: 'info' });
   const toListeningMs = performance.now() - started;
-  const opened = /"time":"([^"]+)","level":"info","msg":"database opened"/.exec(service.output());
-  const toDatabaseOpenMs = opened ? Date.parse(opened[1]) - spawnedAt : Number.NaN;
+  const toDatabaseOpenMs = (logTime(service.output(), 'database opened') ?? Number.NaN) - spawnedAt;
   await waitFor(
     async () => (await fetch(`${service.url}/readyz`).then((r) => r.status).catch(() => 0)) === 200,
     '/readyz to answer 200',
