@@ -61,12 +61,6 @@ export interface Route {
    * operation: the problem body is the same, only its media type is application/json.
    */
   jsonErrorStatuses?: readonly number[];
-  /**
-   * Set while a route the reference document has still answers in another shape (why): the
-   * served document then describes the route as it is (its `doc`, marked as an extension),
-   * never the reference's shape it does not yet follow.
-   */
-  differsFromReference?: string;
   /** OpenAPI description (REST routes). */
   doc?: RouteDoc;
   handle(input: RouteInput): Promise<DoorResponse>;

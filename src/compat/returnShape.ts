@@ -108,6 +108,28 @@ export function compatReturn(node: CompatReturnNode) {
   };
 }
 
+export type LoopTrigger = 'return.created' | 'return.updated' | 'return.closed';
+
+/**
+ * The platform's return webhook (topic `return`): the same return as its API answers, with
+ * the trigger, the shop, and the webhook's own names (`edited_at`, `return_total`, `labels`).
+ * The platform has no deleted state; a deleted return is announced as cancelled.
+ */
+export function loopReturnWebhook(node: CompatReturnNode, event: { trigger: LoopTrigger; shopId: string }) {
+  const { id, state, updated_at: updatedAt, carrier, tracking_number: trackingNumber, label_status: labelStatus, label_url: labelUrl, ...rest } = compatReturn(node);
+  return {
+    topic: 'return',
+    trigger: event.trigger,
+    shop_id: event.shopId,
+    ...rest,
+    id: String(id),
+    state: state === 'deleted' ? 'cancelled' : state,
+    edited_at: updatedAt === rest.created_at ? null : updatedAt,
+    return_total: rest.total,
+    labels: labelUrl || trackingNumber ? [{ status: labelStatus, url: labelUrl, carrier, tracking_number: trackingNumber }] : [],
+  };
+}
+
 export interface CompatNoteNode {
   id: string;
   content: string;

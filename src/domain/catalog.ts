@@ -3,7 +3,7 @@
 // validated completely before anything is written and runs in one transaction.
 import { Prisma, type AttributeType, type DimensionUnit, type WeightUnit } from '../generated/prisma/client.ts';
 import type { Attribute, Product, ProductFamily, ProductFamilyImage, ProductImage } from '../generated/prisma/client.ts';
-import { Conflict, Invalid, NotFound, type FieldIssue } from './errors.ts';
+import { Conflict, Invalid, isUniqueViolation, NotFound, type FieldIssue } from './errors.ts';
 import { newId } from './ids.ts';
 import { isCurrencyCode, toDecimal, type DecimalValue } from './money.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';
@@ -105,10 +105,6 @@ function measure(issues: InputIssues, path: string, value: number | null | undef
   return value;
 }
 
-/** Prisma's unique-constraint violation, for races the pre-checks cannot exclude. */
-export function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
-}
 
 // ---------------------------------------------------------------- attribute values
 

@@ -1,5 +1,11 @@
 // Typed failures of the domain. Each front door maps them to its own error format
 // in one place (GraphQL extensions.code, REST problem+json, compat bodies).
+import { Prisma } from '../generated/prisma/client.ts';
+
+/** Prisma's unique-constraint violation, for races the pre-checks cannot exclude. */
+export function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
+}
 
 export type DomainErrorCode = 'NOT_FOUND' | 'CONFLICT' | 'INVALID' | 'FORBIDDEN' | 'UNPROCESSABLE_STATE';
 

@@ -5,7 +5,7 @@
 // then writes, so a refused operation leaves nothing behind.
 import crypto from 'node:crypto';
 import { Prisma, type ReturnOutcome, type ReturnStatus, type ReturnType } from '../generated/prisma/client.ts';
-import { Conflict, Invalid, NotFound, UnprocessableState, type FieldIssue } from './errors.ts';
+import { Conflict, Invalid, isUniqueViolation, NotFound, UnprocessableState, type FieldIssue } from './errors.ts';
 import { recordEvent } from './events.ts';
 import { chargeReturnProcessingFee } from './invoices.ts';
 import { newId, newReturnId } from './ids.ts';
@@ -387,9 +387,6 @@ function replayOf(stored: { operation: string; requestHash: string; resourceId: 
   return { id: stored.resourceId, replayed: true };
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
-}
 
 /**
  * Creates a return for some of an order's lines. With an idempotency key, a repeat of

@@ -10,11 +10,11 @@
 // accepted for loopback targets; everything else must be https.
 import dns from 'node:dns';
 import net from 'node:net';
-import type { WebhookSubscription } from '../generated/prisma/client.ts';
-import { Invalid, NotFound, type FieldIssue } from './errors.ts';
+import type { WebhookPayload, WebhookSubscription } from '../generated/prisma/client.ts';
+import { Conflict, Invalid, isUniqueViolation, NotFound, type FieldIssue } from './errors.ts';
 import { TOPICS, type Topic } from './events.ts';
 import { newId } from './ids.ts';
-import type { Db, Tx } from './tx.ts';
+import { inTransaction, type Db, type Tx } from './tx.ts';
 
 // ---------------------------------------------------------------- addresses
 
@@ -262,6 +262,8 @@ export interface WebhookSubscriptionInput {
   enabled?: boolean | null;
 }
 
+const MAX_EXTERNAL_ID_LENGTH = 255;
+
 /** Fields to change; absent (or null, except for `secret`) leaves a field as it is. */
 export interface WebhookSubscriptionChanges {
   url?: string | null;
@@ -269,6 +271,8 @@ export interface WebhookSubscriptionChanges {
   secret?: string | null;
   topics?: readonly string[] | null;
   enabled?: boolean | null;
+  /** null removes the external id. */
+  externalId?: string | null;
 }
 
 function topicIssues(topics: readonly string[]): FieldIssue[] {
@@ -286,9 +290,20 @@ function secretIssues(secret: string | null | undefined): FieldIssue[] {
   return [];
 }
 
+function externalIdIssues(externalId: string | null | undefined): FieldIssue[] {
+  if (externalId === undefined || externalId === null) return [];
+  if (externalId.length === 0 || externalId.length > MAX_EXTERNAL_ID_LENGTH) {
+    return [{ path: 'externalId', message: `must be 1 to ${MAX_EXTERNAL_ID_LENGTH} characters` }];
+  }
+  return [];
+}
+
 /** Checks every field given; all syntax issues are reported together, then the URL's addresses. */
-async function validate(fields: { url?: string; topics?: readonly string[]; secret?: string | null }, policy: AddressPolicy): Promise<void> {
-  const issues: FieldIssue[] = [];
+async function validate(
+  fields: { url?: string; topics?: readonly string[]; secret?: string | null; externalId?: string | null },
+  policy: AddressPolicy,
+): Promise<void> {
+  const issues: FieldIssue[] = [...externalIdIssues(fields.externalId)];
   if (fields.url !== undefined) {
     const parsed = parseSubscriberUrl(fields.url, policy);
     if (!(parsed instanceof URL)) issues.push(parsed);
@@ -328,20 +343,133 @@ export async function updateWebhookSubscription(
   if (!existing) throw new NotFound(`webhook subscription ${id} not found`, { path: 'id' });
   const url = changes.url ?? undefined;
   const topics = changes.topics ?? undefined;
-  await validate({ url, topics, secret: changes.secret }, configuredPolicy);
-  return db.webhookSubscription.update({
-    where: { id },
-    data: {
-      url,
-      secret: changes.secret,
-      topics: topics && distinctTopics(topics),
-      enabled: changes.enabled ?? undefined,
-    },
+  await validate({ url, topics, secret: changes.secret, externalId: changes.externalId }, configuredPolicy);
+  return inTransaction(db, async (tx) => {
+    if (changes.externalId) await refuseTakenExternalId(tx, storeId, changes.externalId, id);
+    return tx.webhookSubscription.update({
+      where: { id },
+      data: {
+        url,
+        secret: changes.secret,
+        topics: topics && distinctTopics(topics),
+        enabled: changes.enabled ?? undefined,
+        externalId: changes.externalId,
+      },
+    });
   });
+}
+
+async function refuseTakenExternalId(tx: Tx, storeId: string, externalId: string, exceptId: string): Promise<void> {
+  const holder = await tx.webhookSubscription.findFirst({ where: { storeId, externalId, id: { not: exceptId } }, select: { id: true } });
+  if (holder) throw new Conflict(`webhook ${holder.id} already has externalId "${externalId}"`, { path: 'externalId' });
 }
 
 /** Deletes the subscription with its pending and past deliveries. */
 export async function deleteWebhookSubscription(db: Db | Tx, storeId: string, id: string): Promise<void> {
   const { count } = await db.webhookSubscription.deleteMany({ where: { id, storeId } });
   if (count === 0) throw new NotFound(`webhook subscription ${id} not found`, { path: 'id' });
+}
+
+// ---------------------------------------------------------------- return webhooks of the reference
+
+/**
+ * The reference document's webhooks have one topic, `return`, and a payload kind. They
+ * receive our return topics, shaped as the kind says when delivered; a backfill announces
+ * every return that already exists on a topic of its own, delivered to that webhook only.
+ */
+export const RETURN_WEBHOOK_TOPICS: readonly Topic[] = ['return.created', 'return.updated'];
+export const RETURN_BACKFILL_TOPIC = 'return.backfill';
+
+export type ReturnWebhookPayload = Exclude<WebhookPayload, 'NATIVE'>;
+
+export interface ReturnWebhookInput {
+  url: string;
+  /** Sent as the bearer token of every delivery; null sends none. */
+  secret?: string | null;
+  payload: ReturnWebhookPayload;
+  /** A webhook of the store with this externalId is updated instead of a new one created. */
+  externalId?: string | null;
+  /** Announce every return that exists now to this webhook. */
+  backfill?: boolean | null;
+}
+
+const BATCH = 1_000;
+
+/** Queues one backfill event per existing return, delivered to this subscription only, oldest first. */
+async function backfillReturns(tx: Tx, storeId: string, subscriptionId: string): Promise<void> {
+  let after: { createdAt: Date; id: string } | undefined;
+  for (;;) {
+    const returns = await tx.return.findMany({
+      where: { storeId, ...(after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {}) },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      select: { id: true, number: true, status: true, createdAt: true },
+      take: BATCH,
+    });
+    if (returns.length === 0) return;
+    const events = returns.map((r) => ({ id: newId('event'), storeId, topic: RETURN_BACKFILL_TOPIC, subjectId: r.id, data: { id: r.id, number: r.number, status: r.status } }));
+    await tx.event.createMany({ data: events });
+    await tx.webhookDelivery.createMany({
+      data: events.map((e) => ({ id: newId('webhookDelivery'), eventId: e.id, subscriptionId, subjectId: e.subjectId })),
+    });
+    after = returns[returns.length - 1];
+  }
+}
+
+/** Creates a return webhook, or updates the store's webhook with the same externalId. */
+export async function saveReturnWebhook(db: Db, storeId: string, input: ReturnWebhookInput): Promise<{ subscription: WebhookSubscription; created: boolean }> {
+  await validate({ url: input.url, secret: input.secret, externalId: input.externalId }, configuredPolicy);
+  try {
+    return await writeReturnWebhook(db, storeId, input);
+  } catch (error) {
+    // Two requests created the same new externalId at once: the loser updates the winner's.
+    if (!isUniqueViolation(error)) throw error;
+    return writeReturnWebhook(db, storeId, input);
+  }
+}
+
+function writeReturnWebhook(db: Db, storeId: string, input: ReturnWebhookInput): Promise<{ subscription: WebhookSubscription; created: boolean }> {
+  return inTransaction(db, async (tx) => {
+    const fields = { url: input.url, secret: input.secret ?? null, payload: input.payload, topics: [...RETURN_WEBHOOK_TOPICS] };
+    const existing = input.externalId
+      ? await tx.webhookSubscription.findFirst({ where: { storeId, externalId: input.externalId }, select: { id: true } })
+      : null;
+    const subscription = existing
+      ? await tx.webhookSubscription.update({ where: { id: existing.id }, data: fields })
+      : await tx.webhookSubscription.create({ data: { id: newId('webhookSubscription'), storeId, externalId: input.externalId ?? null, ...fields } });
+    if (input.backfill) await backfillReturns(tx, storeId, subscription.id);
+    return { subscription, created: !existing };
+  });
+}
+
+/**
+ * Delivers again, to this subscription, every retained event of its topics since `since`
+ * (oldest first, after whatever it still has pending). Answers how many were queued.
+ */
+export async function replayWebhookSubscription(db: Db, storeId: string, id: string, since: Date): Promise<number> {
+  if (Number.isNaN(since.getTime())) throw Invalid.of([{ path: 'since', message: 'must be an ISO 8601 date-time' }]);
+  return inTransaction(db, async (tx) => {
+    const subscription = await tx.webhookSubscription.findFirst({ where: { id, storeId }, select: { id: true, topics: true } });
+    if (!subscription) throw new NotFound(`webhook subscription ${id} not found`, { path: 'id' });
+    let queued = 0;
+    let after: { createdAt: Date; id: string } | undefined;
+    for (;;) {
+      const events = await tx.event.findMany({
+        where: {
+          storeId,
+          topic: { in: subscription.topics },
+          createdAt: { gte: since },
+          ...(after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {}),
+        },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        select: { id: true, subjectId: true, createdAt: true },
+        take: BATCH,
+      });
+      if (events.length === 0) return queued;
+      await tx.webhookDelivery.createMany({
+        data: events.map((e) => ({ id: newId('webhookDelivery'), eventId: e.id, subscriptionId: subscription.id, subjectId: e.subjectId })),
+      });
+      queued += events.length;
+      after = events[events.length - 1];
+    }
+  });
 }

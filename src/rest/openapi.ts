@@ -43,8 +43,6 @@ export interface OpenApiOperation {
   'x-required-scopes'?: string[];
   /** An operation the reference document does not have: our addition. */
   'x-extension'?: true;
-  /** Why a route the reference document has is described as served instead (see Route.differsFromReference). */
-  'x-differs-from-reference'?: string;
 }
 
 export interface OpenApiResponse {
@@ -214,7 +212,7 @@ export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument 
   const tags = new Set<string>();
   for (const route of routes) {
     const key = route.method.toLowerCase() as Lowercase<HttpMethod>;
-    const fromReference = route.differsFromReference ? undefined : referenceOperation(route.method, route.path);
+    const fromReference = referenceOperation(route.method, route.path);
     if (!fromReference && !route.doc) throw new Error(`${route.method} ${route.path} is neither in the reference document nor documented`);
     const item = (paths[route.path] ??= {}) as Record<string, unknown>;
     if (item[key]) throw new Error(`two routes document ${route.method} ${route.path}`);
@@ -223,11 +221,7 @@ export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument 
       if (fromReference.pathParameters) item.parameters = fromReference.pathParameters;
       for (const tag of (fromReference.operation.tags as string[] | undefined) ?? []) tags.add(tag);
     } else {
-      item[key] = {
-        ...operationOf(route, route.doc!),
-        'x-extension': true,
-        ...(route.differsFromReference ? { 'x-differs-from-reference': route.differsFromReference } : {}),
-      };
+      item[key] = { ...operationOf(route, route.doc!), 'x-extension': true };
       tags.add(route.doc!.tag);
     }
   }

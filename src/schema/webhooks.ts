@@ -3,9 +3,17 @@
 // topics, secrets) live in domain/webhooks.ts; the dispatcher in src/webhooks writes
 // the deliveries and attempts read here.
 import { queryFromInfo } from '@pothos/plugin-prisma';
+import type { WebhookSubscription as WebhookSubscriptionRow } from '../generated/prisma/client.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { TOPICS } from '../domain/events.ts';
-import { createWebhookSubscription, deleteWebhookSubscription, updateWebhookSubscription } from '../domain/webhooks.ts';
+import { RETURN_WEBHOOK_TOPICS } from '../domain/webhooks.ts';
+import {
+  createWebhookSubscription,
+  deleteWebhookSubscription,
+  replayWebhookSubscription,
+  saveReturnWebhook,
+  updateWebhookSubscription,
+} from '../domain/webhooks.ts';
 import { builder } from './builder.ts';
 import { storeIdOf, hasAnyScope } from './context.ts';
 import { keysetConnection } from './keyset.ts';
@@ -20,6 +28,15 @@ export const WebhookDeliveryStatus = builder.enumType('WebhookDeliveryStatus', {
     PENDING: { description: 'Waiting for its first attempt, a retry, or an earlier event of its subject' },
     DELIVERED: { description: 'The subscriber answered 2xx' },
     DISCARDED: { description: 'Every attempt failed; no more attempts are made' },
+  } as const,
+});
+
+export const WebhookPayload = builder.enumType('WebhookPayload', {
+  description: 'How the body of each delivery is shaped',
+  values: {
+    NATIVE: { description: '`{id, topic, createdAt, storeId, subjectId, data}` for any topic' },
+    REDO: { description: "The v2.2 reference document's `webhooks.return` event: `{type, at, merchantName, return, order}`" },
+    LOOP: { description: "The warehouse platform's return webhook: `{topic: \"return\", trigger, ...}`" },
   } as const,
 });
 
@@ -78,6 +95,8 @@ export const WebhookSubscription = builder.prismaNode('WebhookSubscription', {
     url: t.exposeString('url', { nullable: false }),
     topics: t.exposeStringList('topics', { nullable: false }),
     enabled: t.exposeBoolean('enabled', { nullable: false, description: 'A disabled subscription gets no new events; its pending deliveries wait' }),
+    payload: t.expose('payload', { type: WebhookPayload, nullable: false }),
+    externalId: t.exposeString('externalId', { nullable: true, description: "The merchant's own key for a return webhook" }),
     hasSecret: t.boolean({
       nullable: false,
       description: 'Whether deliveries carry `Authorization: Bearer <secret>`; the secret itself is never returned',
@@ -117,6 +136,27 @@ const UpdateWebhookSubscriptionInput = builder.inputType('UpdateWebhookSubscript
     secret: t.string({ required: false }),
     topics: t.stringList({ required: false }),
     enabled: t.boolean({ required: false }),
+    externalId: t.string({ required: false, description: '`null` removes it' }),
+  }),
+});
+
+const ReturnWebhookPayload = builder.enumType('ReturnWebhookPayload', { values: ['REDO', 'LOOP'] as const });
+
+const SaveReturnWebhookInput = builder.inputType('SaveReturnWebhookInput', {
+  description: `A webhook of every return event (${RETURN_WEBHOOK_TOPICS.join(', ')}), shaped as \`payload\` says`,
+  fields: (t) => ({
+    url: t.string({ required: true, description: 'https; plain http only to loopback when the service allows loopback' }),
+    secret: t.string({ required: false, description: 'Sent as `Authorization: Bearer <secret>`; never returned' }),
+    payload: t.field({ type: ReturnWebhookPayload, required: true }),
+    externalId: t.string({ required: false, description: 'The store\'s webhook with this externalId is updated instead of a new one created' }),
+    backfill: t.boolean({ required: false, description: 'Also announce every return that exists now, to this webhook only' }),
+  }),
+});
+
+const SavedReturnWebhook = builder.objectRef<{ subscription: WebhookSubscriptionRow; created: boolean }>('SavedReturnWebhook').implement({
+  fields: (t) => ({
+    subscription: t.field({ type: WebhookSubscription, nullable: false, resolve: (saved) => saved.subscription }),
+    created: t.exposeBoolean('created', { nullable: false, description: 'False when the webhook with this externalId was updated' }),
   }),
 });
 
@@ -145,6 +185,7 @@ builder.queryFields((t) => ({
       args: {
         enabled: t.arg.boolean({ required: false }),
         topic: t.arg.string({ required: false, description: 'Only subscriptions that include this topic' }),
+        payloads: t.arg({ type: [WebhookPayload], required: false, description: 'Only subscriptions with one of these payload kinds' }),
       },
       resolve: (_root, args, ctx, info) => {
         const storeId = storeIdOf(ctx);
@@ -161,6 +202,7 @@ builder.queryFields((t) => ({
                   { storeId },
                   args.enabled != null ? { enabled: args.enabled } : {},
                   args.topic ? { topics: { has: args.topic } } : {},
+                args.payloads ? { payload: { in: args.payloads } } : {},
                 ],
               },
               orderBy,
@@ -223,6 +265,21 @@ builder.mutationFields((t) => ({
     authScopes: { scope: 'webhooks_write' },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWebhookSubscriptionInput, required: true }) },
     resolve: (_query, _root, { id, input }, ctx) => updateWebhookSubscription(ctx.prisma, storeIdOf(ctx), String(id), input),
+  }),
+  saveReturnWebhook: t.field({
+    type: SavedReturnWebhook,
+    nullable: false,
+    description: 'Creates a return webhook, or updates the one with the same externalId',
+    authScopes: { scope: 'webhooks_write' },
+    args: { input: t.arg({ type: SaveReturnWebhookInput, required: true }) },
+    resolve: (_root, { input }, ctx) => saveReturnWebhook(ctx.prisma, storeIdOf(ctx), input),
+  }),
+  replayWebhookSubscription: t.int({
+    nullable: false,
+    description: 'Delivers again every retained event of its topics since `since`; answers how many deliveries were queued',
+    authScopes: { scope: 'webhooks_write' },
+    args: { id: t.arg.id({ required: true }), since: t.arg({ type: 'DateTime', required: true }) },
+    resolve: (_root, { id, since }, ctx) => replayWebhookSubscription(ctx.prisma, storeIdOf(ctx), String(id), since),
   }),
   deleteWebhookSubscription: t.id({
     nullable: false,

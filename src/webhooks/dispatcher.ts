@@ -20,6 +20,7 @@ import type { AddressPolicy } from '../domain/webhooks.ts';
 import { newId } from '../domain/ids.ts';
 import type { Logger } from '../logger.ts';
 import { AttemptAborted, createSender, type AttemptOutcome, type Sender } from './delivery.ts';
+import { deliveryBody, SubjectGone, type DeliveredEvent } from './payloads.ts';
 
 export interface RetrySchedule {
   /** Delay after the first failed attempt; each later one doubles it. */
@@ -58,18 +59,11 @@ export function retryDelayMs(attempt: number, schedule: RetrySchedule): number {
 }
 
 /** A claimed delivery with what its attempt sends. */
-interface ClaimedDelivery {
+interface ClaimedDelivery extends DeliveredEvent {
   id: string;
   attemptCount: number;
   url: string;
   secret: string | null;
-  eventId: string;
-  topic: string;
-  storeId: string;
-  subjectId: string;
-  /** ISO 8601 in UTC, formatted by the database. */
-  createdAt: string;
-  data: unknown;
 }
 
 const NOW = `(now() AT TIME ZONE 'UTC')`;
@@ -119,12 +113,14 @@ claimed AS (
       AND (c."lockedUntil" IS NULL OR c."lockedUntil" <= ${NOW})
     FOR UPDATE OF c SKIP LOCKED)
   RETURNING d.id, d."attemptCount", d."eventId", d."subscriptionId")
-SELECT claimed.id, claimed."attemptCount", s.url, s.secret,
+SELECT claimed.id, claimed."attemptCount", s.url, s.secret, s.payload,
        e.id AS "eventId", e.topic, e."storeId", e."subjectId", e.data,
-       to_char(e."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"
+       to_char(e."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+       st.name AS "storeName", st.kind AS "storeKind"
 FROM claimed
 JOIN "Event" e ON e.id = claimed."eventId"
-JOIN "WebhookSubscription" s ON s.id = claimed."subscriptionId"`;
+JOIN "WebhookSubscription" s ON s.id = claimed."subscriptionId"
+JOIN "Store" st ON st.id = e."storeId"`;
 
 // Only the lease holder may record: a dispatcher that lost its lease records nothing.
 const RECORD_SQL = `
@@ -254,15 +250,15 @@ export class WebhookDispatcher {
   }
 
   private async process(claimed: ClaimedDelivery, signal: AbortSignal): Promise<void> {
-    const body = JSON.stringify({
-      id: claimed.eventId,
-      topic: claimed.topic,
-      createdAt: claimed.createdAt,
-      storeId: claimed.storeId,
-      subjectId: claimed.subjectId,
-      data: claimed.data,
-    });
     const startedAt = new Date();
+    let body: string;
+    try {
+      body = await deliveryBody(this.db, this.logger, claimed);
+    } catch (error) {
+      if (!(error instanceof SubjectGone)) throw error;
+      await this.record(claimed, { delivered: false, responseStatus: null, error: error.message }, startedAt, 0, { final: true });
+      return;
+    }
     const started = performance.now();
     let outcome: AttemptOutcome;
     try {
@@ -275,9 +271,9 @@ export class WebhookDispatcher {
     await this.record(claimed, outcome, startedAt, Math.round(performance.now() - started));
   }
 
-  private async record(claimed: ClaimedDelivery, outcome: AttemptOutcome, startedAt: Date, durationMs: number): Promise<void> {
+  private async record(claimed: ClaimedDelivery, outcome: AttemptOutcome, startedAt: Date, durationMs: number, options = { final: false }): Promise<void> {
     const attempt = claimed.attemptCount + 1;
-    const status = outcome.delivered ? 'DELIVERED' : attempt >= this.retry.maxAttempts ? 'DISCARDED' : 'PENDING';
+    const status = outcome.delivered ? 'DELIVERED' : options.final || attempt >= this.retry.maxAttempts ? 'DISCARDED' : 'PENDING';
     const rows = await this.db.sql.query(RECORD_SQL, [
       claimed.id,
       this.instanceId,

@@ -5,6 +5,7 @@ import { createTestStore, startTestServer, call, type TestServer, type TestStore
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
 import { pruneWebState } from '../../src/auth/throttle.ts';
 import { createUser, PASSWORD, signedIn, WebClient } from './helpers.ts';
+import { subscribe } from '../webhooks/support.ts';
 
 const HOSTILE = `<script>alert("x")</script>'"><img src=x onerror=alert(1)>`;
 
@@ -99,11 +100,8 @@ describe('store isolation', () => {
   it("answers 404 for another store's ids in every dashboard URL, and changes nothing", async () => {
     const order = await createTestOrder(server.db, storeB.storeId);
     const ret = await insertTestReturn(server.db, storeB.storeId, order);
-    const webhook = await call(server, 'POST', `/v2.2/stores/${storeB.storeId}/webhooks`, {
-      secret: storeB.secret,
-      body: { url: 'https://example.com/hook', topics: ['return.created'] },
-    });
-    const webhookId = (webhook.body as { id: string }).id;
+    const webhook = await subscribe(server, storeB.secret, { url: 'https://93.184.215.14/hook', topics: ['return.created'] });
+    const webhookId = webhook.subscription!.id;
     const client = await signedIn(server, storeA.storeId, 'isolated@example.com');
     const csrf = WebClient.csrfOf((await client.get('/admin/returns')).text);
     for (const path of [`/admin/returns/${ret.id}`, `/admin/orders/${order.id}`, `/admin/webhooks/${webhookId}`]) {

@@ -8,8 +8,8 @@ import { recordEvent } from '../../src/domain/events.ts';
 import { configureWebhookAddressPolicy, systemLookup } from '../../src/domain/webhooks.ts';
 import { createLogger } from '../../src/logger.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
-import { call, createTestStore, startTestServer, type TestServer } from '../support/server.ts';
-import { orderViolations, startReceiver, waitFor, type Receiver } from './support.ts';
+import { createTestStore, startTestServer, type TestServer } from '../support/server.ts';
+import { orderViolations, startReceiver, subscribe, waitFor, type Receiver } from './support.ts';
 
 // Fewer subjects than the two dispatchers have slots, so that only the ordering rule
 // keeps a subject's later events from being claimed while an earlier one is in flight.
@@ -58,11 +58,8 @@ it('two dispatchers deliver each event once at a time and keep per-subject order
     seenOnce.add(id);
     return { status: failsFirst(data.n!) && firstSight ? 500 : 200 };
   });
-  const res = await call(server, 'POST', `/v2.2/stores/${store.storeId}/webhooks`, {
-    secret: store.secret,
-    body: { url: receiver.url, topics: ['inventory_level.updated'] },
-  });
-  expect(res.status).toBe(201);
+  const res = await subscribe(server, store.secret, { url: receiver.url, topics: ['inventory_level.updated'] });
+  expect(res.subscription).toBeDefined();
 
   // Each dispatcher's claims are counted on its own view of the database.
   const claimedBy = { a: 0, b: 0 };

@@ -8,7 +8,7 @@ import { configureWebhookAddressPolicy, systemLookup, type HostLookup } from '..
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
 import { call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { expectValidRestResponse } from '../support/openapi.ts';
-import { emit, orderViolations, startReceiver, waitFor, type Receiver, type ReceiverHandler } from './support.ts';
+import { emit, orderViolations, startReceiver, subscribe as subscribeV3, waitFor, type Receiver, type ReceiverHandler } from './support.ts';
 
 let server: TestServer;
 const dispatchers: WebhookDispatcher[] = [];
@@ -46,13 +46,10 @@ async function receiver(handler?: ReceiverHandler): Promise<Receiver> {
   return started;
 }
 
-async function subscribe(store: TestStore, url: string, body: Record<string, unknown> = {}): Promise<string> {
-  const res = await call(server, 'POST', `/v2.2/stores/${store.storeId}/webhooks`, {
-    secret: store.secret,
-    body: { url, topics: ['customer.created', 'customer.updated'], ...body },
-  });
-  expect(res.status, res.text).toBe(201);
-  return (res.body as { id: string }).id;
+async function subscribe(store: TestStore, url: string, input: Record<string, unknown> = {}): Promise<string> {
+  const res = await subscribeV3(server, store.secret, { url, topics: ['customer.created', 'customer.updated'], ...input });
+  expect(res.subscription, JSON.stringify(res)).toBeDefined();
+  return res.subscription!.id;
 }
 
 function deliveryOf(eventId: string) {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Database } from '../../src/db/client.ts';
 import { recordEvent, type Topic } from '../../src/domain/events.ts';
 import { newId } from '../../src/domain/ids.ts';
+import { graphql } from '../support/server.ts';
 
 export interface WebhookBody {
   id: string;
@@ -73,6 +74,25 @@ export async function startReceiver(handler: ReceiverHandler = () => ({ status: 
       server.close(() => resolve());
     });
   return receiver;
+}
+
+export interface Subscribed {
+  subscription?: { id: string; url: string; topics: string[]; enabled: boolean; hasSecret: boolean; payload: string };
+  code?: string;
+  issues?: { path: string; message: string }[];
+}
+
+/** Subscribes through v3's createWebhookSubscription; answers the subscription, or the refusal's code and issues. */
+export async function subscribe(server: { url: string }, secret: string, input: Record<string, unknown>): Promise<Subscribed> {
+  const res = await graphql(
+    server,
+    secret,
+    'mutation($input: CreateWebhookSubscriptionInput!) { createWebhookSubscription(input: $input) { id url topics enabled hasSecret payload } }',
+    { input },
+  );
+  const error = res.errors?.[0] as { extensions?: { code?: string; issues?: { path: string; message: string }[] } } | undefined;
+  if (error) return { code: error.extensions?.code, issues: error.extensions?.issues };
+  return { subscription: (res.data as { createWebhookSubscription: Subscribed['subscription'] }).createWebhookSubscription };
 }
 
 /** Records one event in its own transaction, as domain code does beside its change. */

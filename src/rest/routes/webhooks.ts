@@ -1,38 +1,132 @@
-// Webhook subscriptions on the REST door (decisions.md "Webhooks"): create, list,
-// delete, and the deliveries of one subscription with every attempt. Hand-written
-// adapters: create answers 201 and delete 204, which SOFA cannot choose. The body
-// of create is checked for shape here (unknown keys refused); the URL, address,
-// topic and secret rules run in the domain behind `createWebhookSubscription`.
-import { json } from '../../door.ts';
+// Webhooks on the REST door, as the reference document has them: return webhooks of
+// kind `redo` (the document's `webhooks.return` payload) or `loop` (the warehouse
+// platform's return webhook), created or updated by externalId, read, changed, deleted
+// and replayed. Subscriptions to our other topics are v3's (`createWebhookSubscription`);
+// this door lists and serves only the return webhooks the document can describe. The
+// deliveries route is our addition, for any subscription of the store.
+import { json, type DoorResponse } from '../../door.ts';
 import type { JsonSchema, Route, RouteInput } from '../../routeTable.ts';
-import type { FieldIssue } from '../../schema/errors.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
+import { checkShape } from '../bodyShape.ts';
 import { nextPageHeaders, PAGE_PARAMETER_NAMES, PAGINATION_DOC, readPage } from '../pagination.ts';
 import { problem, problemFromOutcome, validationProblem } from '../problem.ts';
 import { documentQueryParameters, parameterNames, readQueryParameters, type QueryParameter } from '../queryParameters.ts';
 
 const TAG = 'Webhooks';
 
-const SUBSCRIPTION_FIELDS = `
-  fragment RestWebhookSubscription on WebhookSubscription { id url topics enabled hasSecret createdAt updatedAt }`;
+const WEBHOOK_FIELDS = `
+  fragment RestWebhook on WebhookSubscription { id url hasSecret payload externalId createdAt updatedAt }`;
 
-const CREATE = defineOperation(`
-  mutation RestCreateWebhook($input: CreateWebhookSubscriptionInput!) {
-    createWebhookSubscription(input: $input) { ...RestWebhookSubscription }
+interface WebhookNode {
+  id: string;
+  url: string;
+  hasSecret: boolean;
+  payload: 'NATIVE' | 'REDO' | 'LOOP';
+  externalId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const RETURN_WEBHOOK_PAYLOADS = ['REDO', 'LOOP'];
+
+const SAVE = defineOperation(`
+  mutation RestSaveWebhook($input: SaveReturnWebhookInput!) {
+    saveReturnWebhook(input: $input) { created subscription { ...RestWebhook } }
   }
-  ${SUBSCRIPTION_FIELDS}`);
+  ${WEBHOOK_FIELDS}`);
 
 const LIST = defineOperation(`
   query RestWebhooks($first: Int!, $after: String) {
-    webhookSubscriptions(first: $first, after: $after) {
+    webhookSubscriptions(first: $first, after: $after, payloads: [REDO, LOOP]) {
       pageInfo { hasNextPage endCursor }
-      nodes { ...RestWebhookSubscription }
+      nodes { ...RestWebhook }
     }
   }
-  ${SUBSCRIPTION_FIELDS}`);
+  ${WEBHOOK_FIELDS}`);
+
+const GET = defineOperation(`
+  query RestWebhook($id: ID!) { webhookSubscription(id: $id) { ...RestWebhook } }
+  ${WEBHOOK_FIELDS}`);
+
+const UPDATE = defineOperation(`
+  mutation RestUpdateWebhook($id: ID!, $input: UpdateWebhookSubscriptionInput!) { updateWebhookSubscription(id: $id, input: $input) { id } }`);
 
 const DELETE = defineOperation(`
   mutation RestDeleteWebhook($id: ID!) { deleteWebhookSubscription(id: $id) }`);
+
+const REPLAY = defineOperation(`
+  mutation RestReplayWebhook($id: ID!, $since: DateTime!) { replayWebhookSubscription(id: $id, since: $since) }`);
+
+/** The document's webhook-read: the token is never answered, only that there is one. */
+function restWebhook(node: WebhookNode) {
+  return {
+    id: node.id,
+    callback: { url: node.url, auth: node.hasSecret ? { bearer: {} } : null },
+    topic: 'return',
+    kind: node.payload.toLowerCase(),
+    externalId: node.externalId,
+    createdAt: node.createdAt,
+    updatedAt: node.updatedAt,
+  };
+}
+
+const CALLBACK_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['url', 'auth'],
+  properties: {
+    url: { type: 'string' },
+    auth: {
+      type: ['object', 'null'],
+      additionalProperties: false,
+      properties: { bearer: { type: 'object', additionalProperties: false, required: ['token'], properties: { token: { type: 'string' } } } },
+    },
+  },
+};
+
+const CREATE_BODY_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['webhook'],
+  properties: {
+    webhook: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['callback', 'topic'],
+      properties: {
+        callback: CALLBACK_SCHEMA,
+        topic: { type: 'string' },
+        kind: { type: 'string' },
+        externalId: { type: ['string', 'null'] },
+        backfill: { type: 'boolean' },
+      },
+    },
+  },
+};
+
+const UPDATE_BODY_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['webhook'],
+  properties: {
+    webhook: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['callback'],
+      properties: { callback: CALLBACK_SCHEMA, externalId: { type: ['string', 'null'] } },
+    },
+  },
+};
+
+const REPLAY_BODY_SCHEMA: JsonSchema = { type: 'object', additionalProperties: false, required: ['start'], properties: { start: { type: 'string' } } };
+
+interface CallbackBody {
+  url: string;
+  auth: { bearer?: { token: string } } | null;
+}
+
+/** Field names of the mutations' inputs as the body names them. */
+const BODY_NAMES = { url: 'webhook.callback.url', secret: 'webhook.callback.auth.bearer.token', externalId: 'webhook.externalId', since: 'start' };
 
 const DELIVERIES = defineOperation(`
   query RestWebhookDeliveries($id: ID!, $first: Int!, $after: String, $status: WebhookDeliveryStatus, $subjectId: String) {
@@ -46,21 +140,6 @@ const DELIVERIES = defineOperation(`
       }
     }
   }`);
-
-const SUBSCRIPTION_SCHEMA: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'url', 'topics', 'enabled', 'hasSecret', 'createdAt', 'updatedAt'],
-  properties: {
-    id: { type: 'string', pattern: '^whk_' },
-    url: { type: 'string', format: 'uri' },
-    topics: { type: 'array', items: { type: 'string' } },
-    enabled: { type: 'boolean', description: 'A disabled subscription gets no new events; its pending deliveries wait' },
-    hasSecret: { type: 'boolean', description: 'Whether deliveries carry `Authorization: Bearer <secret>`; the secret is never returned' },
-    createdAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
-  },
-};
 
 const STATUS_SCHEMA: JsonSchema = { type: 'string', enum: ['PENDING', 'DELIVERED', 'DISCARDED'] };
 
@@ -105,23 +184,6 @@ const DELIVERY_SCHEMA: JsonSchema = {
   },
 };
 
-const CREATE_BODY_SCHEMA: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['url', 'topics'],
-  properties: {
-    url: { type: 'string', description: 'https; every address the host resolves to must be public' },
-    secret: { type: 'string', description: 'Sent as `Authorization: Bearer <secret>` on every delivery; never returned' },
-    topics: {
-      type: 'array',
-      minItems: 1,
-      items: { type: 'string' },
-      description: 'return.created, return.updated, order.created, customer.created, customer.updated, inventory_level.updated, inbound_shipment.updated',
-    },
-    enabled: { type: 'boolean', description: 'Default true' },
-  },
-};
-
 const DELIVERY_FILTERS: QueryParameter[] = [
   { name: 'status', variable: 'status', type: 'WebhookDeliveryStatus', description: 'Only deliveries in this status' },
   { name: 'subject_id', variable: 'subjectId', type: 'String', description: 'Only deliveries of events about this record' },
@@ -131,51 +193,98 @@ const DELIVERY_NAMES = { ...parameterNames(DELIVERY_FILTERS), ...PAGE_PARAMETER_
 
 type PageInfo = { hasNextPage: boolean; endCursor: string | null };
 
-/** Shape of the create body; the business rules of each field are the domain's. */
-function createBodyIssues(body: unknown): FieldIssue[] {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [{ path: '', message: 'body must be a JSON object' }];
-  const record = body as Record<string, unknown>;
-  const known = Object.keys(CREATE_BODY_SCHEMA.properties as object);
-  const issues: FieldIssue[] = Object.keys(record)
-    .filter((key) => !known.includes(key))
-    .map((key) => ({ path: key, message: 'is not a known property' }));
-  if (typeof record.url !== 'string') issues.push({ path: 'url', message: 'is required and must be a string' });
-  if (!Array.isArray(record.topics)) issues.push({ path: 'topics', message: 'is required and must be an array of topic names' });
-  else record.topics.forEach((topic, i) => typeof topic !== 'string' && issues.push({ path: `topics.${i}`, message: 'must be a string' }));
-  if (record.secret !== undefined && record.secret !== null && typeof record.secret !== 'string') {
-    issues.push({ path: 'secret', message: 'must be a string' });
+async function create(input: RouteInput): Promise<DoorResponse> {
+  const shape = checkShape(CREATE_BODY_SCHEMA, input.body);
+  const issues = [...shape.issues];
+  const webhook = (shape.value as { webhook?: { callback: CallbackBody; topic: string; kind?: string; externalId?: string | null; backfill?: boolean } }).webhook;
+  if (webhook && shape.issues.length === 0) {
+    if (webhook.topic !== 'return') issues.push({ path: 'webhook.topic', message: 'must be "return"' });
+    if (webhook.kind !== undefined && !['redo', 'loop'].includes(webhook.kind)) issues.push({ path: 'webhook.kind', message: 'must be "redo" or "loop"' });
   }
-  if (record.enabled !== undefined && record.enabled !== null && typeof record.enabled !== 'boolean') {
-    issues.push({ path: 'enabled', message: 'must be a boolean' });
-  }
-  return issues;
+  if (issues.length > 0 || !webhook) return validationProblem(issues, input.instance);
+  const outcome = await runOperation<{ saveReturnWebhook: { created: boolean; subscription: WebhookNode } }>(
+    SAVE,
+    {
+      input: {
+        url: webhook.callback.url,
+        secret: webhook.callback.auth?.bearer?.token ?? null,
+        payload: (webhook.kind ?? 'redo').toUpperCase(),
+        externalId: webhook.externalId ?? null,
+        backfill: webhook.backfill ?? false,
+      },
+    },
+    input.ctx,
+  );
+  if (!outcome.ok) return problemFromOutcome(outcome, input.instance, BODY_NAMES);
+  const { created, subscription } = outcome.data.saveReturnWebhook;
+  return json(created ? 201 : 200, { webhook: restWebhook(subscription) });
 }
 
-async function create(input: RouteInput) {
-  const issues = createBodyIssues(input.body);
-  if (issues.length > 0) return validationProblem(issues, input.instance);
-  const outcome = await runOperation<{ createWebhookSubscription: unknown }>(CREATE, { input: input.body }, input.ctx);
-  if (!outcome.ok) return problemFromOutcome(outcome, input.instance);
-  return json(201, outcome.data.createWebhookSubscription);
-}
-
-async function list(input: RouteInput) {
+async function list(input: RouteInput): Promise<DoorResponse> {
   const page = readPage(input);
   if (!page.ok) return validationProblem(page.issues, input.instance);
-  const outcome = await runOperation<{ webhookSubscriptions: { pageInfo: PageInfo; nodes: unknown[] } }>(
+  const outcome = await runOperation<{ webhookSubscriptions: { pageInfo: PageInfo; nodes: WebhookNode[] } }>(
     LIST,
     { first: page.first, after: page.after },
     input.ctx,
   );
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance, PAGE_PARAMETER_NAMES);
   const { nodes, pageInfo } = outcome.data.webhookSubscriptions;
-  return json(200, { webhooks: nodes }, nextPageHeaders(pageInfo));
+  return json(200, { webhooks: nodes.map(restWebhook) }, nextPageHeaders(pageInfo));
 }
 
-async function remove(input: RouteInput) {
-  const outcome = await runOperation(DELETE, { id: input.params.id }, input.ctx);
+function notFound(input: RouteInput): DoorResponse {
+  return problem(404, `webhook ${input.params.webhookId} not found`, { instance: input.instance });
+}
+
+/** The store's return webhook with this id; subscriptions the document cannot describe are not found here. */
+async function findReturnWebhook(input: RouteInput): Promise<DoorResponse | { found: WebhookNode }> {
+  const outcome = await runOperation<{ webhookSubscription: WebhookNode | null }>(GET, { id: input.params.webhookId }, input.ctx);
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance);
-  return { status: 204 };
+  const found = outcome.data.webhookSubscription;
+  if (!found || !RETURN_WEBHOOK_PAYLOADS.includes(found.payload)) return notFound(input);
+  return { found };
+}
+
+async function get(input: RouteInput): Promise<DoorResponse> {
+  const read = await findReturnWebhook(input);
+  if (!('found' in read)) return read;
+  return json(200, { webhook: restWebhook(read.found) });
+}
+
+async function update(input: RouteInput): Promise<DoorResponse> {
+  const shape = checkShape(UPDATE_BODY_SCHEMA, input.body);
+  if (shape.issues.length > 0) return validationProblem(shape.issues, input.instance);
+  const read = await findReturnWebhook(input);
+  if (!('found' in read)) return read;
+  const webhook = (shape.value as { webhook: { callback: CallbackBody; externalId?: string | null } }).webhook;
+  const changes = {
+    url: webhook.callback.url,
+    secret: webhook.callback.auth?.bearer?.token ?? null,
+    ...('externalId' in webhook ? { externalId: webhook.externalId } : {}),
+  };
+  const outcome = await runOperation(UPDATE, { id: read.found.id, input: changes }, input.ctx);
+  if (!outcome.ok) return problemFromOutcome(outcome, input.instance, BODY_NAMES);
+  return { status: 204, headers: {} };
+}
+
+async function remove(input: RouteInput): Promise<DoorResponse> {
+  const read = await findReturnWebhook(input);
+  if (!('found' in read)) return read;
+  const outcome = await runOperation(DELETE, { id: read.found.id }, input.ctx);
+  if (!outcome.ok) return problemFromOutcome(outcome, input.instance);
+  return { status: 204, headers: {} };
+}
+
+async function replay(input: RouteInput): Promise<DoorResponse> {
+  const shape = checkShape(REPLAY_BODY_SCHEMA, input.body);
+  if (shape.issues.length > 0) return validationProblem(shape.issues, input.instance);
+  const read = await findReturnWebhook(input);
+  if (!('found' in read)) return read;
+  const { start } = shape.value as { start: string };
+  const outcome = await runOperation(REPLAY, { id: read.found.id, since: start }, input.ctx);
+  if (!outcome.ok) return problemFromOutcome(outcome, input.instance, BODY_NAMES);
+  return { status: 202, headers: {} };
 }
 
 async function deliveries(input: RouteInput) {
@@ -195,68 +304,12 @@ async function deliveries(input: RouteInput) {
 }
 
 export const webhookRoutes: Route[] = [
-  {
-    method: 'POST',
-    path: '/stores/{storeId}/webhooks',
-    differsFromReference: "decisions.md's subscription shape ({url, secret, topics}); the reference's {webhook: {callback, topic, kind, externalId}} is not served yet",
-    scopes: ['webhooks_write'],
-    doc: {
-      summary: 'Subscribe to webhook events',
-      tag: TAG,
-      description:
-        'Each event of a subscribed topic is POSTed to `url` with `Authorization: Bearer <secret>` (when a secret is set), ' +
-        '`Webhook-Id: <event id>` and the body `{id, topic, createdAt, storeId, subjectId, data}`. Events of one subject arrive in order; ' +
-        'a failed delivery (non-2xx, timeout of 10 s, connection error) is retried 8 times in all with exponential backoff (1 s, 2 s, 4 s ... capped at 5 min), then discarded. ' +
-        'The URL must be https and resolve to public addresses only (no loopback, private, link-local, multicast or cloud metadata addresses).',
-      requestBody: { required: true, schema: CREATE_BODY_SCHEMA },
-      responses: {
-        '201': { description: 'The subscription (never its secret)', schema: SUBSCRIPTION_SCHEMA },
-        '400': { description: 'A bad body, URL, address, topic or secret; `errors` names each field', problem: true },
-      },
-    },
-    handle: create,
-  },
-  {
-    method: 'GET',
-    path: '/stores/{storeId}/webhooks',
-    differsFromReference: "decisions.md's subscription shape ({url, secret, topics}); the reference's {webhook: {callback, topic, kind, externalId}} is not served yet",
-    scopes: ['webhooks_read'],
-    doc: {
-      summary: 'List webhook subscriptions',
-      tag: TAG,
-      description: 'Newest first (createdAt desc, ties by id).',
-      parameters: PAGINATION_DOC.parameters,
-      responses: {
-        '200': {
-          description: 'One page of subscriptions',
-          headers: { 'X-Page-Next': PAGINATION_DOC.nextHeader },
-          schema: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['webhooks'],
-            properties: { webhooks: { type: 'array', items: SUBSCRIPTION_SCHEMA } },
-          },
-        },
-        '400': { description: 'A bad page-size or an altered page-continue cursor', problem: true },
-      },
-    },
-    handle: list,
-  },
-  {
-    method: 'DELETE',
-    path: '/stores/{storeId}/webhooks/{id}',
-    scopes: ['webhooks_write'],
-    doc: {
-      summary: 'Delete a webhook subscription',
-      tag: TAG,
-      description: 'Its pending deliveries are dropped with it.',
-      responses: {
-        '204': { description: 'Deleted' },
-        '404': { description: 'The store has no subscription with this id', problem: true },
-      },
-    },
-    handle: remove,
-  },
+  { method: 'POST', path: '/stores/{storeId}/webhooks', scopes: ['webhooks_write'], handle: create },
+  { method: 'GET', path: '/stores/{storeId}/webhooks', scopes: ['webhooks_read'], handle: list },
+  { method: 'GET', path: '/webhooks/{webhookId}', scopes: ['webhooks_read'], handle: get },
+  { method: 'PUT', path: '/webhooks/{webhookId}', scopes: ['webhooks_write'], handle: update },
+  { method: 'DELETE', path: '/webhooks/{webhookId}', scopes: ['webhooks_write'], handle: remove },
+  { method: 'POST', path: '/webhooks/{webhookId}/replay', scopes: ['webhooks_write'], handle: replay },
   {
     method: 'GET',
     path: '/stores/{storeId}/webhooks/{id}/deliveries',
