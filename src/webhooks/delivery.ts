@@ -69,11 +69,11 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-export function createSender(options: { policy: AddressPolicy; timeoutMs: number; maxSockets: number }): Sender {
+export function createSender(options: { policy: AddressPolicy; timeoutMs: number; maxSockets: number; trustedCa?: string }): Sender {
   const { policy, timeoutMs } = options;
   const agents = {
     http: new http.Agent({ keepAlive: true, maxSockets: options.maxSockets }),
-    https: new https.Agent({ keepAlive: true, maxSockets: options.maxSockets }),
+    https: new https.Agent({ keepAlive: true, maxSockets: options.maxSockets, ...(options.trustedCa ? { ca: options.trustedCa } : {}) }),
   };
 
   async function attempt(request: WebhookRequest, signal: AbortSignal): Promise<AttemptOutcome> {

@@ -49,6 +49,8 @@ export interface DispatcherOptions {
   pollIntervalMs?: number;
   /** Names this dispatcher in `lockedBy`. */
   instanceId?: string;
+  /** PEM certificates that replace the system's trusted roots for https subscribers (a private CA). */
+  trustedCa?: string;
   /** Told the outcome of each recorded attempt (metrics). */
   onAttempt?: (outcome: 'delivered' | 'retry' | 'discarded') => void;
 }
@@ -172,7 +174,7 @@ export class WebhookDispatcher {
     this.claimBatch = Math.max(1, Math.floor(this.concurrency / 4));
     this.instanceId = options.instanceId ?? `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
     this.onAttempt = options.onAttempt;
-    this.sender = createSender({ policy: options.policy, timeoutMs, maxSockets: this.concurrency });
+    this.sender = createSender({ policy: options.policy, timeoutMs, maxSockets: this.concurrency, trustedCa: options.trustedCa });
   }
 
   start(): void {

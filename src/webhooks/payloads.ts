@@ -4,7 +4,7 @@
 // mappers of the door that owns each shape (the v2.2 reference's return and order for
 // REDO, the warehouse platform's return for LOOP), so a webhook never shows a field or
 // value that its published shape does not allow.
-import type { StoreKind, WebhookPayload } from '../generated/prisma/client.ts';
+import type { ReturnStatus, StoreKind, WebhookPayload } from '../generated/prisma/client.ts';
 import type { Database } from '../db/client.ts';
 import { RETURN_BACKFILL_TOPIC } from '../domain/webhooks.ts';
 import type { Logger } from '../logger.ts';
@@ -54,9 +54,10 @@ const REDO_TYPES: Record<string, 'created' | 'updated' | 'backfill'> = {
 
 function loopTrigger(event: DeliveredEvent): LoopTrigger {
   if (event.topic === 'return.created') return 'return.created';
-  const status = (event.data as { status?: string } | null)?.status;
+  // The status the change led to, as the domain records it in the event (its enum value).
+  const status = (event.data as { status?: ReturnStatus } | null)?.status;
   // The platform has no backfill trigger: an announced existing return is an update to a subscriber.
-  return event.topic === 'return.updated' && status === 'COMPLETE' ? 'return.closed' : 'return.updated';
+  return event.topic === 'return.updated' && status === 'complete' ? 'return.closed' : 'return.updated';
 }
 
 async function readReturn<T>(db: Database, logger: Logger, event: DeliveredEvent, operation: ReturnType<typeof defineOperation>): Promise<T> {

@@ -239,3 +239,9 @@ export function expectReferenceResponse(method: string, pathOrUrl: string, respo
     throw new Error(`response does not conform to the reference document (${REFERENCE_PACKAGE}):\n  ${problems.join('\n  ')}\nbody: ${response.text.slice(0, 500)}`);
   }
 }
+
+/** Every way a webhook body departs from the document's `webhooks.<name>` request schema; empty when it conforms. */
+export function referenceWebhookProblems(name: string, body: unknown): string[] {
+  const validate = validatorAt(['webhooks', name, 'post', 'requestBody', 'content', 'application/json', 'schema']);
+  return validate(body) ? [] : [`webhooks.${name}: ${formatAjvErrors(validate)}`];
+}

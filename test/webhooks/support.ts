@@ -1,6 +1,11 @@
 // A real webhook receiver on 127.0.0.1 and helpers to emit events and wait for
 // deliveries, shared by the webhook tests and the webhook benchmark.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Database } from '../../src/db/client.ts';
 import { recordEvent, type Topic } from '../../src/domain/events.ts';
@@ -41,9 +46,24 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(handler: ReceiverHandler = () => ({ status: 200 })): Promise<Receiver> {
+/** A key and self-signed certificate for 127.0.0.1, made with the system's openssl, for an https receiver. */
+export function loopbackCertificate(): { key: string; cert: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'receiver-tls-'));
+  try {
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
+      '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
+    ], { stdio: 'ignore' });
+    return { key: fs.readFileSync(path.join(dir, 'key.pem'), 'utf8'), cert: fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8') };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function startReceiver(handler: ReceiverHandler = () => ({ status: 200 }), tls?: { key: string; cert: string }): Promise<Receiver> {
   const receiver: Receiver = { url: '', requests: [], inFlight: new Map(), close: async () => undefined };
-  const server = http.createServer((req, res) => {
+  const listener: http.RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -64,10 +84,11 @@ export async function startReceiver(handler: ReceiverHandler = () => ({ status: 
         res.end(answer.status && answer.status >= 400 ? `receiver says ${answer.status}` : 'ok');
       });
     });
-  });
+  };
+  const server = tls ? https.createServer(tls, listener) : http.createServer(listener);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  receiver.url = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   receiver.close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();
