@@ -321,10 +321,21 @@ describe('GET /stores/{storeId}/returns', () => {
     expect(names(await listed('updated_at_min=2026-05-02T10:00:00Z&updated_at_max=2026-05-04T10:00:00Z'))).toEqual(['c', 'b']);
   });
 
-  it('filters by order_name', async () => {
-    const body = await listed(`order_name=${encodeURIComponent(orders[0].name)}`);
+  it.each(['provider_order_name', 'shopify_order_name', 'order_name'])('filters by %s', async (parameter) => {
+    const body = await listed(`${parameter}=${encodeURIComponent(orders[0].name)}`);
     expect(names(body)).toEqual(['b', 'a']);
     expect(body.orders.map((o) => o.id)).toEqual([orders[0].id]);
+    const alias = parameter === 'order_name' ? 'shopify_order_name' : 'order_name';
+    expect(names(await listed(`${parameter}=${encodeURIComponent(orders[0].name)}&${alias}=${encodeURIComponent(orders[0].name)}`))).toEqual(['b', 'a']);
+  });
+
+  it('400 when two names of the order-name filter name different orders', async () => {
+    const res = await get(`provider_order_name=${encodeURIComponent(orders[0].name)}&shopify_order_name=${encodeURIComponent(orders[1].name)}`, {
+      secret: listing.secret,
+      storeId: listing.storeId,
+    });
+    expect(res.status).toBe(400);
+    expect((res.body as { errors: { path: string }[] }).errors.map((e) => e.path)).toEqual(['shopify_order_name']);
   });
 
   it('400 naming the parameter for a bad status, date or page-size', async () => {

@@ -160,8 +160,19 @@ async function create(input: RouteInput): Promise<DoorResponse> {
 const FILTERS: QueryParameter[] = [
   { name: 'updated_at_min', variable: 'updatedAtMin', type: 'DateTime', description: 'Only returns updated at or after this instant (inclusive)' },
   { name: 'updated_at_max', variable: 'updatedAtMax', type: 'DateTime', description: 'Only returns updated before this instant (exclusive)' },
-  { name: 'order_name', variable: 'orderName', type: 'String', description: 'Only returns of the order with this name, e.g. #1001' },
+  { name: 'provider_order_name', variable: 'orderName', type: 'String', description: 'Only returns of the order with this name, e.g. #1001' },
 ];
+
+/** Other names the reference and earlier clients give the order-name filter. */
+const ORDER_NAME_ALIASES = ['shopify_order_name', 'order_name'];
+
+/** The order-name filter under any of its names; naming two different orders is refused. */
+function readOrderName(query: URLSearchParams): Checked<string | undefined> {
+  const given = ['provider_order_name', ...ORDER_NAME_ALIASES].filter((name) => query.has(name));
+  const values = new Set(given.map((name) => query.get(name)));
+  if (values.size > 1) return { ok: false, issues: [{ path: given[1], message: `names another order than ${given[0]}` }] };
+  return { ok: true, value: given.length > 0 ? query.get(given[0])! : undefined };
+}
 
 const NAMES = { ...parameterNames(FILTERS), ...PAGE_PARAMETER_NAMES, status: 'status' };
 
@@ -186,11 +197,12 @@ async function list(input: RouteInput): Promise<DoorResponse> {
   const page = readPage(input);
   const filters = readQueryParameters(input.query, FILTERS);
   const status = readStatus(input.query);
-  const issues = [...(page.ok ? [] : page.issues), ...(filters.ok ? [] : filters.issues), ...(status.ok ? [] : status.issues)];
-  if (!page.ok || !filters.ok || !status.ok) return validationProblem(issues, input.instance);
+  const orderName = readOrderName(input.query);
+  const issues = [page, filters, status, orderName].flatMap((checked) => (checked.ok ? [] : checked.issues));
+  if (!page.ok || !filters.ok || !status.ok || !orderName.ok) return validationProblem(issues, input.instance);
   const outcome = await runOperation<ListData>(
     LIST,
-    { first: page.first, after: page.after, status: status.value, ...filters.variables },
+    { first: page.first, after: page.after, status: status.value, ...filters.variables, orderName: orderName.value },
     input.ctx,
   );
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance, NAMES);
