@@ -276,6 +276,8 @@ export interface CreateReturnItemInput {
   lineItemId: string;
   quantity: number;
   reason?: string | null;
+  reasonCode?: string | null;
+  customerComment?: string | null;
   outcome?: ReturnOutcome | null;
 }
 
@@ -350,8 +352,9 @@ function validateCreate(input: CreateReturnInput, idempotencyKey: string | null 
       seen.add(item.lineItemId);
     }
     if (!Number.isSafeInteger(item.quantity) || item.quantity < 1) issues.push({ path: `${at}.quantity`, message: 'must be an integer of at least 1' });
-    if (item.reason != null && item.reason.length > MAX_REASON_LENGTH) {
-      issues.push({ path: `${at}.reason`, message: `must be at most ${MAX_REASON_LENGTH} characters` });
+    for (const field of ['reason', 'reasonCode', 'customerComment'] as const) {
+      const text = item[field];
+      if (text != null && text.length > MAX_REASON_LENGTH) issues.push({ path: `${at}.${field}`, message: `must be at most ${MAX_REASON_LENGTH} characters` });
     }
   });
   if (idempotencyKey != null && (idempotencyKey.length === 0 || idempotencyKey.length > MAX_KEY_LENGTH)) {
@@ -374,6 +377,8 @@ function requestHash(input: CreateReturnInput & { type: ReturnType }): string {
       lineItemId: item.lineItemId,
       quantity: item.quantity,
       reason: item.reason ?? null,
+      reasonCode: item.reasonCode ?? null,
+      customerComment: item.customerComment ?? null,
       outcome: item.outcome ?? 'refund',
     })),
   });
@@ -497,6 +502,8 @@ async function insertReturn(tx: Tx, storeId: string, id: string, input: CreateRe
           orderLineItemId: resolved[index].id,
           quantity: item.quantity,
           reason: item.reason ?? null,
+          reasonCode: item.reasonCode ?? null,
+          customerComment: item.customerComment ?? null,
           outcome: item.outcome ?? 'refund',
         })),
       },

@@ -11,7 +11,7 @@ export const REST_RETURN_FRAGMENT = `
       submittedCustomer { email phoneNumber firstName lastName }
       shippingAddress { address1 address2 city province country postalCode }
     }
-    items { id quantity reason outcome unitPrice { amount currency } orderLineItem { id externalId title sku externalProductId } }
+    items { id quantity reason reasonCode customerComment outcome unitPrice { amount currency } orderLineItem { id externalId title sku externalProductId } }
     destination { line1 line2 city state postalCode country }
     totalRefund { amount currency }
     totalStoreCredit { amount currency }
@@ -67,6 +67,8 @@ export interface RestReturnNode {
     id: string;
     quantity: number;
     reason: string | null;
+    reasonCode: string | null;
+    customerComment: string | null;
     outcome: string;
     unitPrice: MoneyNode;
     orderLineItem: { id: string; externalId: string; title: string; sku: string | null; externalProductId: string };
@@ -140,6 +142,9 @@ export function restReturn(node: RestReturnNode) {
       ...present({ sku: item.orderLineItem.sku }),
       quantity: item.quantity,
       reason: item.reason ?? '',
+      reasons: item.reason ? [item.reason] : [],
+      ...present({ reasonCode: item.reasonCode, customerComment: item.customerComment }),
+      reasonCodes: item.reasonCode ? [item.reasonCode] : [],
       outcome: item.outcome.toLowerCase(),
       productValueNoTaxNoAdjustment: { amount: item.unitPrice },
     })),

@@ -96,6 +96,8 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
     id: t.exposeID('id', { nullable: false }),
     quantity: t.exposeInt('quantity', { nullable: false }),
     reason: t.exposeString('reason', { nullable: true }),
+    reasonCode: t.exposeString('reasonCode', { nullable: true, description: "The merchant's code for the reason" }),
+    customerComment: t.exposeString('customerComment', { nullable: true, description: "The shopper's own words about the item" }),
     outcome: t.expose('outcome', { nullable: false, type: ReturnOutcome }),
     removedAt: t.expose('removedAt', { type: 'DateTime', nullable: true, description: 'Set while the item is removed from the return' }),
     orderLineItem: t.relation('orderLineItem', { nullable: false }),
@@ -366,6 +368,8 @@ const CreateReturnItemInput = builder.inputType('CreateReturnItemInput', {
     lineItemId: t.string({ required: true, description: "Our order line id (oli_) or the merchant's line item id" }),
     quantity: t.int({ required: true }),
     reason: t.string(),
+    reasonCode: t.string({ description: "The merchant's code for the reason" }),
+    customerComment: t.string({ description: "The shopper's own words about the item" }),
     outcome: t.field({ type: ReturnOutcome, description: 'Default REFUND' }),
   }),
 });
@@ -465,7 +469,7 @@ builder.mutationFields((t) => ({
           label: input.label,
           notes: input.notes,
           type: input.type,
-          items: input.items.map((item) => ({ lineItemId: item.lineItemId, quantity: item.quantity, reason: item.reason, outcome: item.outcome })),
+          items: input.items,
         },
         args.idempotencyKey,
       );

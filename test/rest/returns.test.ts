@@ -70,7 +70,7 @@ describe('POST /stores/{storeId}/returns', () => {
       locationId,
     });
     const res = await post(
-      returnBody(order, [{ lineItemId: 'line-1', quantity: 2 }, { lineItemId: order.lineItems[1].id, quantity: 1, compensation: 'store_credit', reasonCode: 'SIZE' }], {
+      returnBody(order, [{ lineItemId: 'line-1', quantity: 2 }, { lineItemId: order.lineItems[1].id, quantity: 1, compensation: 'store_credit', reasonCode: 'SIZE', notes: 'Runs small' }], {
         label: { trackingNumber: '1Z999', carrier: 'ups', trackingUrl: 'https://track.example/1Z999', postageLabelUrl: 'https://labels.example/1.pdf' },
         notes: 'Customer called ahead',
       }),
@@ -88,8 +88,8 @@ describe('POST /stores/{storeId}/returns', () => {
       type: 'return',
       order: { id: order.id, name: order.name },
       items: [
-        { id: itemId(order.lineItems[0].id), orderItem: { id: order.lineItems[0].id }, quantity: 2, reason: 'Too small', outcome: 'refund', sku: 'TEE-1' },
-        { id: itemId(order.lineItems[1].id), orderItem: { id: order.lineItems[1].id }, quantity: 1, outcome: 'credit' },
+        { id: itemId(order.lineItems[0].id), orderItem: { id: order.lineItems[0].id }, quantity: 2, reason: 'Too small', reasons: ['Too small'], reasonCodes: [], outcome: 'refund', sku: 'TEE-1' },
+        { id: itemId(order.lineItems[1].id), orderItem: { id: order.lineItems[1].id }, quantity: 1, outcome: 'credit', reasonCode: 'SIZE', reasonCodes: ['SIZE'], customerComment: 'Runs small' },
       ],
       compensationMethods: ['refund', 'store_credit'],
       source: { emailAddress: 'shopper@example.com', mailingAddress: { ...ADDRESS, line2: '' } },

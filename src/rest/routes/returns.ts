@@ -111,6 +111,8 @@ function readCreateBody(body: unknown): Checked<Record<string, unknown>> {
         lineItemId: item.lineItemId,
         quantity: item.quantity,
         reason: item.reason,
+        reasonCode: item.reasonCode ?? null,
+        customerComment: item.notes ?? null,
         outcome: COMPENSATIONS[item.compensation as string],
       })),
       originAddress: {

@@ -1,0 +1,5 @@
+-- AlterTable
+ALTER TABLE "ReturnItem" ADD COLUMN     "customerComment" TEXT,
+ADD COLUMN     "reasonCode" TEXT;
+
+
