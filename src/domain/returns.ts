@@ -726,6 +726,23 @@ export async function addReturnNote(db: Db, storeId: string, ref: ReturnRef, con
   });
 }
 
+const MAX_TAGS = 50;
+
+/** Replaces the return's tags; each must be a tag the store defines (see returnTags.ts). */
+export async function setReturnTags(db: Db, storeId: string, ref: ReturnRef, tags: string[]): Promise<string> {
+  const wanted = [...new Set(tags)];
+  if (wanted.length > MAX_TAGS) throw new Invalid(`tags must list at most ${MAX_TAGS} tags`, { path: 'tags' });
+  return inTransaction(db, async (tx) => {
+    const target = await lockReturn(tx, storeId, ref);
+    const defined = new Set((await tx.returnTag.findMany({ where: { storeId, name: { in: wanted } }, select: { name: true } })).map((t) => t.name));
+    const issues = tags.flatMap((name, index) => (defined.has(name) ? [] : [{ path: `tags.${index}`, message: `return tag "${name}" is not defined; create it first` }]));
+    if (issues.length > 0) throw Invalid.of(issues);
+    await tx.return.update({ where: { id: target.id }, data: { tags: wanted, updatedAt: new Date() } });
+    await emitUpdated(tx, target, { status: target.status, operation: 'tags', tags: wanted });
+    return target.id;
+  });
+}
+
 // ---------------------------------------------------------------- lists
 
 export interface ReturnListFilters {

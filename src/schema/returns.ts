@@ -8,6 +8,7 @@ import type { Return as ReturnRow } from '../generated/prisma/client.ts';
 import {
   addReturnNote,
   barcodeOf,
+  setReturnTags,
   createReturn,
   deleteReturn,
   setReturnStatus,
@@ -524,6 +525,20 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const { noteId } = await addReturnNote(ctx.prisma, storeIdOf(ctx), refOf(args), args.content);
       return ctx.prisma.returnNote.findUniqueOrThrow({ ...query, where: { id: noteId } });
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  setReturnTags: t.prismaField({
+    type: 'Return',
+    nullable: false,
+    description: 'Replaces the tags of the return; each must be a return tag the store defines',
+    authScopes: { scope: 'returns_write' },
+    args: { ...returnRefArgs(t), tags: t.arg.stringList({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const id = await setReturnTags(ctx.prisma, storeIdOf(ctx), refOf(args), args.tags);
+      return ctx.prisma.return.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
 }));

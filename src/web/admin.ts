@@ -215,7 +215,7 @@ interface DeliveryRow {
   attempts: { attemptNumber: number; startedAt: string; durationMs: number; responseStatus: number | null; error: string | null }[];
 }
 
-async function webhookPage(req: DashboardRequest, id: string): Promise<DoorResponse> {
+async function webhookPage(req: DashboardRequest, id: string, message?: { error?: string; done?: string }): Promise<DoorResponse> {
   const data = await run<{ webhookSubscription: WebhookRow | null; webhookDeliveries: { nodes: DeliveryRow[] } }>(req, ops.webhook, { id });
   const w = data.webhookSubscription;
   if (!w) return notFound(req);
@@ -225,12 +225,30 @@ async function webhookPage(req: DashboardRequest, id: string): Promise<DoorRespo
   );
   return view(
     req,
-    200,
+    message?.error ? 400 : 200,
     'Webhook',
-    html`<section class="card"><p><strong>URL</strong> ${w.url}</p><p><strong>Topics</strong> ${w.topics.join(' ')}</p><p><strong>State</strong> ${w.enabled ? 'enabled' : 'disabled'}</p></section>
+    html`${message?.error ? html`<div class="error" role="alert">${message.error}</div>` : ''}${message?.done ? html`<div class="notice" role="status">${message.done}</div>` : ''}
+<section class="card"><p><strong>URL</strong> ${w.url}</p><p><strong>Topics</strong> ${w.topics.join(' ')}</p><p><strong>State</strong> ${w.enabled ? 'enabled' : 'disabled'}</p></section>
+<h2>Replay</h2>
+<form method="post" action="/admin/webhooks/${w.id}/replay" class="card">${csrfField(req.session.csrfToken)}
+<label for="replay-since">Deliver again every event since (UTC)</label><input type="datetime-local" id="replay-since" name="since" required>
+<button type="submit">Replay</button></form>
 <h2>Delivery log</h2>
 <div class="table"><table><thead><tr><th>Created</th><th>Topic</th><th>Event</th><th>Status</th><th>Attempts</th><th>Responses</th></tr></thead><tbody>${rows}</tbody></table></div>`,
   );
+}
+
+async function replayWebhook(req: DashboardRequest, id: string): Promise<DoorResponse> {
+  const since = req.form.get('since') ?? '';
+  // datetime-local sends no zone (and may omit seconds); the form says UTC.
+  const instant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(since) ? `${since.length === 16 ? `${since}:00` : since}Z` : since;
+  const outcome = await runOperation<{ replayWebhookSubscription: number }>(ops.replayWebhook, { id, since: instant }, req.ctx);
+  if (!outcome.ok) {
+    if (outcome.error.code === 'NOT_FOUND') return notFound(req);
+    return webhookPage(req, id, { error: `Replay refused: ${outcome.error.code === 'BAD_USER_INPUT' ? 'give the date and time to replay from' : outcome.error.message}` });
+  }
+  const queued = outcome.data.replayWebhookSubscription;
+  return webhookPage(req, id, { done: `${queued} ${queued === 1 ? 'delivery' : 'deliveries'} queued.` });
 }
 
 // ------------------------------------------------------------------ returns
@@ -283,8 +301,18 @@ interface ReturnDetail extends ReturnRow {
   notes: { id: string; content: string; createdAt: string }[];
 }
 
+function tagsForm(req: DashboardRequest, ret: ReturnDetail, defined: string[]): Html {
+  const boxes = defined.map(
+    (name) => html`<label class="check"><input type="checkbox" name="tags" value="${name}"${ret.tags.includes(name) ? html` checked` : ''}> ${name}</label>`,
+  );
+  return html`<form method="post" action="/admin/returns/${ret.id}/tags" class="card">${csrfField(req.session.csrfToken)}
+<fieldset><legend>Tags</legend>${boxes}</fieldset>
+<label for="new-tag">New tag (defined for the store and added)</label><input type="text" id="new-tag" name="newTag" maxlength="100">
+<button type="submit">Save tags</button></form>`;
+}
+
 async function returnPage(req: DashboardRequest, id: string, message?: { error?: string; done?: string }): Promise<DoorResponse> {
-  const { return: ret } = await run<{ return: ReturnDetail | null }>(req, ops.returnDetail, { id });
+  const { return: ret, returnTags } = await run<{ return: ReturnDetail | null; returnTags: { name: string }[] }>(req, ops.returnDetail, { id });
   if (!ret) return notFound(req);
   const csrf = csrfField(req.session.csrfToken);
   const action = (name: string, label: string) =>
@@ -307,12 +335,24 @@ async function returnPage(req: DashboardRequest, id: string, message?: { error?:
 <h2>Items</h2>
 <div class="table"><table><thead><tr><th>Item</th><th>SKU</th><th>Qty</th><th>Reason</th><th>Outcome</th><th>Amount</th><th></th></tr></thead><tbody>${items}</tbody></table></div>
 ${live.length > 1 ? html`<form method="post" action="/admin/returns/${ret.id}/remove" class="card">${csrf}<fieldset><legend>Remove items</legend>${live.map((i) => html`<label class="check"><input type="checkbox" name="items" value="${i.id}"> ${i.orderLineItem.title}</label>`)}</fieldset><button type="submit" class="secondary">Remove selected items</button></form>` : ''}
+<h2>Tags</h2>
+${tagsForm(req, ret, returnTags.map((t) => t.name))}
 <h2>State history</h2>
 <ol>${ret.statusChanges.map((c) => html`<li>${formatDate(c.createdAt)}: ${c.operation} ${c.fromStatus ?? '—'} → ${c.toStatus}</li>`)}</ol>
 <h2>Notes</h2>
 <ul>${ret.notes.map((n) => html`<li>${formatDate(n.createdAt)}: ${n.content}</li>`)}</ul>
 <form method="post" action="/admin/returns/${ret.id}/note" class="card">${csrf}<label for="note-content">Add a note</label><textarea id="note-content" name="content" maxlength="255" required></textarea><button type="submit">Add note</button></form>`,
   );
+}
+
+/** Defines the new tag, if one is named, then sets the return's tags to those ticked plus it. */
+async function saveTags(req: DashboardRequest, id: string) {
+  const newTag = (req.form.get('newTag') ?? '').trim();
+  if (newTag) {
+    const defined = await runOperation(ops.defineReturnTag, { name: newTag }, req.ctx);
+    if (!defined.ok) return defined;
+  }
+  return runOperation(ops.setReturnTags, { id, tags: [...req.form.getAll('tags'), ...(newTag ? [newTag] : [])] }, req.ctx);
 }
 
 const TRANSITIONS: Record<string, { operation: Operation; done: string }> = {
@@ -328,6 +368,7 @@ async function returnAction(req: DashboardRequest, id: string, name: string): Pr
   if (transition) outcome = await runOperation(transition.operation, { id }, req.ctx);
   else if (name === 'remove') outcome = await runOperation(ops.removeReturnItems, { id, items: req.form.getAll('items') }, req.ctx);
   else if (name === 'note') outcome = await runOperation(ops.addReturnNote, { id, content: req.form.get('content') ?? '' }, req.ctx);
+  else if (name === 'tags') outcome = await saveTags(req, id);
   else return notFound(req);
   if (!outcome.ok) {
     if (outcome.error.code === 'NOT_FOUND') return notFound(req);
@@ -376,6 +417,28 @@ interface OrderDetail {
   submittedCustomer: { name: string | null; email: string | null } | null;
   totalPrice: { amount: string; currency: string } | null;
   lineItems: { id: string; externalId: string; title: string; sku: string | null; quantity: number; returnableQuantity: number; price: { amount: string; currency: string } | null }[];
+  fulfillments: {
+    id: string;
+    fulfillmentId: string;
+    status: string;
+    trackingCompany: string | null;
+    trackingNumber: string | null;
+    estimatedDeliveryDate: string | null;
+    deliveredAt: string | null;
+    createdAt: string;
+    lineItems: { quantity: number; orderLineItem: { title: string } }[];
+    trackingHistory: { status: string; message: string; datetime: string }[];
+  }[];
+}
+
+function fulfillmentsSection(order: OrderDetail): Html {
+  if (order.fulfillments.length === 0) return html`<p>Nothing has been fulfilled yet.</p>`;
+  return html`${order.fulfillments.map(
+    (f) => html`<section class="card"><p><strong>Fulfillment</strong> ${f.fulfillmentId} · <strong>Status</strong> ${f.status} · ${formatDate(f.createdAt)}</p>
+<p><strong>Tracking</strong> ${f.trackingCompany ?? ''} ${f.trackingNumber ?? 'none'}${f.estimatedDeliveryDate ? html` · expected ${f.estimatedDeliveryDate}` : ''}${f.deliveredAt ? html` · delivered ${formatDate(f.deliveredAt)}` : ''}</p>
+<ul>${f.lineItems.map((l) => html`<li>${l.quantity} × ${l.orderLineItem.title}</li>`)}</ul>
+${f.trackingHistory.length > 0 ? html`<ol>${f.trackingHistory.map((e) => html`<li>${formatDate(e.datetime)}: ${e.status} ${e.message}</li>`)}</ol>` : ''}</section>`,
+  )}`;
 }
 
 async function orderPage(req: DashboardRequest, id: string): Promise<DoorResponse> {
@@ -395,7 +458,9 @@ async function orderPage(req: DashboardRequest, id: string): Promise<DoorRespons
 <p><strong>Total</strong> ${money(order.totalPrice)}</p>
 <p><a href="/admin/returns?${new URLSearchParams({ order_name: order.name }).toString()}">Returns of this order</a> · <a href="${portalLink}">Shopper portal link</a></p></section>
 <h2>Line items</h2>
-<div class="table"><table><thead><tr><th>Item</th><th>SKU</th><th>Ordered</th><th>Returnable</th><th>Price</th></tr></thead><tbody>${lines}</tbody></table></div>`,
+<div class="table"><table><thead><tr><th>Item</th><th>SKU</th><th>Ordered</th><th>Returnable</th><th>Price</th></tr></thead><tbody>${lines}</tbody></table></div>
+<h2>Fulfillments</h2>
+${fulfillmentsSection(order)}`,
   );
 }
 
@@ -423,6 +488,7 @@ export async function dashboard(req: DashboardRequest): Promise<DoorResponse> {
       if (!id && get) return await webhooksPage(req);
       if (!id && req.method === 'POST') return await createWebhook(req);
       if (id && !action && get) return await webhookPage(req, id);
+      if (id && action === 'replay' && !extra && req.method === 'POST') return await replayWebhook(req, id);
     }
     if (section === 'returns') {
       if (!id && get) return await returnsPage(req);

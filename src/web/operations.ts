@@ -23,6 +23,7 @@ export const ops = {
 
   webhooks: defineOperation(`query Webhooks { webhookTopics webhookSubscriptions(first: 100) { nodes { id url topics enabled createdAt } } }`),
   createWebhook: defineOperation(`mutation CreateWebhook($input: CreateWebhookSubscriptionInput!) { createWebhookSubscription(input: $input) { id } }`),
+  replayWebhook: defineOperation(`mutation ReplayWebhook($id: ID!, $since: DateTime!) { replayWebhookSubscription(id: $id, since: $since) }`),
   webhook: defineOperation(`query Webhook($id: ID!) {
     webhookSubscription(id: $id) { id url topics enabled createdAt }
     webhookDeliveries(subscriptionId: $id, first: 50) { nodes {
@@ -38,7 +39,10 @@ export const ops = {
       order { id name submittedCustomer { name email } }
       items(includeRemoved: true) { id quantity reason outcome removedAt orderLineItem { id title sku } amount { amount currency } }
       statusChanges { operation fromStatus toStatus createdAt }
-      notes { id content createdAt } } }`),
+      notes { id content createdAt } }
+    returnTags { name } }`),
+  setReturnTags: defineOperation(`mutation SetReturnTags($id: ID!, $tags: [String!]!) { setReturnTags(id: $id, tags: $tags) { id tags } }`),
+  defineReturnTag: defineOperation(`mutation DefineReturnTag($name: String!) { upsertReturnTag(name: $name, pillTheme: "NORMAL") { name } }`),
   processReturn: defineOperation(`mutation ProcessReturn($id: ID!) { processReturn(id: $id) { id status } }`),
   flagReturn: defineOperation(`mutation FlagReturn($id: ID!) { flagReturn(id: $id) { id status } }`),
   rejectReturn: defineOperation(`mutation RejectReturn($id: ID!) { rejectReturn(id: $id) { id status } }`),
@@ -54,7 +58,10 @@ export const ops = {
     order(id: $id) { id name externalId placedAt currency customerPortalToken
       submittedCustomer { name email }
       totalPrice { amount currency }
-      lineItems { id externalId title sku quantity returnableQuantity price { amount currency } } } }`),
+      lineItems { id externalId title sku quantity returnableQuantity price { amount currency } }
+      fulfillments { id fulfillmentId status trackingCompany trackingNumber estimatedDeliveryDate deliveredAt createdAt
+        lineItems { quantity orderLineItem { title } }
+        trackingHistory { status message datetime } } } }`),
 
   portalFindOrder: defineOperation(`query PortalFindOrder($name: String!) {
     orders(first: 1, name: $name) { nodes { id submittedCustomer { email } } } }`),

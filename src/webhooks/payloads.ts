@@ -54,10 +54,12 @@ const REDO_TYPES: Record<string, 'created' | 'updated' | 'backfill'> = {
 
 function loopTrigger(event: DeliveredEvent): LoopTrigger {
   if (event.topic === 'return.created') return 'return.created';
-  // The status the change led to, as the domain records it in the event (its enum value).
-  const status = (event.data as { status?: ReturnStatus } | null)?.status;
+  // A status change records where it led and where it came from (enum values); other
+  // updates (notes, tags) carry the status unchanged and no previousStatus.
+  const change = (event.data ?? {}) as { status?: ReturnStatus; previousStatus?: ReturnStatus };
+  const closed = event.topic === 'return.updated' && change.status === 'complete' && change.previousStatus !== undefined && change.previousStatus !== 'complete';
   // The platform has no backfill trigger: an announced existing return is an update to a subscriber.
-  return event.topic === 'return.updated' && status === 'complete' ? 'return.closed' : 'return.updated';
+  return closed ? 'return.closed' : 'return.updated';
 }
 
 async function readReturn<T>(db: Database, logger: Logger, event: DeliveredEvent, operation: ReturnType<typeof defineOperation>): Promise<T> {
