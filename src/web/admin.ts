@@ -306,7 +306,7 @@ function tagsForm(req: DashboardRequest, ret: ReturnDetail, defined: string[]): 
     (name) => html`<label class="check"><input type="checkbox" name="tags" value="${name}"${ret.tags.includes(name) ? html` checked` : ''}> ${name}</label>`,
   );
   return html`<form method="post" action="/admin/returns/${ret.id}/tags" class="card">${csrfField(req.session.csrfToken)}
-<fieldset><legend>Tags</legend>${boxes}</fieldset>
+<fieldset><legend>Tags</legend>${boxes.length > 0 ? boxes : html`<p>The store has no tags yet.</p>`}</fieldset>
 <label for="new-tag">New tag (defined for the store and added)</label><input type="text" id="new-tag" name="newTag" maxlength="100">
 <button type="submit">Save tags</button></form>`;
 }

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
-export const ARTIFACTS_DIR = path.resolve('test-artifacts');
+/** Screenshots for a reviewer (test-artifacts/ is ignored by git). */
+export const SCREENSHOT_DIR = path.resolve('test-artifacts/screenshots');
 
 export function chromiumPath(): string {
   const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean) as string[];
@@ -23,12 +24,13 @@ export interface WatchedPage {
   page: Page;
   /** URLs the page asked for outside 127.0.0.1 / localhost (all aborted). */
   external: string[];
-  /** Uncaught page errors and console errors. */
+  /** Uncaught page errors, console errors (a CSP violation is one) and failed sub-resources. */
   errors: string[];
 }
 
-export async function openWatchedPage(browser: Browser): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+/** A page in a context of its own (its own cookie jar), watched for what it loads and what fails. */
+export async function openWatchedPage(browser: Browser, viewport = { width: 1280, height: 900 }): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   const external: string[] = [];
   const errors: string[] = [];
@@ -40,15 +42,20 @@ export async function openWatchedPage(browser: Browser): Promise<WatchedPage> {
     return route.abort();
   });
   page.on('pageerror', (error) => errors.push(error.message));
+  // A failed load is reported below with its path; the console's copy of it says less.
   page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
+  });
+  page.on('response', (response) => {
+    const url = new URL(response.url());
+    if (response.status() >= 400 && response.request().resourceType() !== 'document' && url.pathname !== '/favicon.ico') errors.push(`${response.status()} ${url.pathname}`);
   });
   return { page, external, errors };
 }
 
-export async function screenshot(page: Page, name: string): Promise<string> {
-  fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
-  const file = path.join(ARTIFACTS_DIR, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: false });
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: options.fullPage ?? false });
   return file;
 }

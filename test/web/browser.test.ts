@@ -1,8 +1,8 @@
-// The dashboard and portal in real Chromium (Debian's package through puppeteer-core),
+// The dashboard and portal in real Chromium (Debian's package through playwright-core),
 // at a 360 px wide viewport. Screenshots of each page go to test-artifacts/screenshots/.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'puppeteer-core';
-import { launchBrowser, screenshot } from './chromium.ts';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openWatchedPage, screenshot as viewport } from '../support/browser.ts';
 import { call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { createTestOrder } from '../support/returnFixtures.ts';
 import { createUser, PASSWORD } from './helpers.ts';
@@ -21,41 +21,35 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function newPage(): Promise<{ page: Page; errors: string[] }> {
-  // Each person gets their own cookie jar.
-  const page = await (await browser.createBrowserContext()).newPage();
-  await page.setViewport({ width: 360, height: 740 });
-  const errors: string[] = [];
-  // A CSP violation shows up on the console; a missing asset as a failed response (the
-  // browser's own favicon probe aside).
-  page.on('console', (message) => message.type() === 'error' && !message.text().startsWith('Failed to load resource') && errors.push(message.text()));
-  page.on('response', (response) => {
-    const url = new URL(response.url());
-    if (response.status() >= 400 && response.request().resourceType() !== 'document' && url.pathname !== '/favicon.ico') errors.push(`${response.status()} ${url.pathname}`);
-  });
-  return { page, errors };
+/** A phone-sized page with its own cookie jar; nothing it loads may leave the machine or fail. */
+async function newPage() {
+  return openWatchedPage(browser, { width: 360, height: 740 });
 }
 
+const screenshot = (page: Page, name: string) => viewport(page, name, { fullPage: true });
+
+/** Clicks a control that submits a form or follows a link, and waits for the next page. */
 async function submit(page: Page, selector: string): Promise<void> {
-  await Promise.all([page.waitForNavigation(), page.click(selector)]);
+  await page.click(selector);
+  await page.waitForLoadState();
 }
 
 async function signIn(page: Page): Promise<void> {
   await page.goto(`${server.url}/v2.2/stores/${store.storeId}/admin`);
   expect(await page.$eval('#login-store', (el) => (el as HTMLInputElement).value)).toBe(store.storeId);
   await screenshot(page, '01-login');
-  await page.type('#login-email', 'owner@example.com');
-  await page.type('#login-password', PASSWORD);
+  await page.fill('#login-email', 'owner@example.com');
+  await page.fill('#login-password', PASSWORD);
   await submit(page, 'form[action="/admin/login"] button');
   expect(new URL(page.url()).pathname).toBe('/admin/returns');
 }
 
 describe('dashboard in Chromium', { timeout: 120_000 }, () => {
   it('signs in, creates an API client whose secret works on REST and v3, revokes it -> 401', async () => {
-    const { page, errors } = await newPage();
+    const { page, errors, external } = await newPage();
     await signIn(page);
     await page.goto(`${server.url}/admin/settings/developer`);
-    await page.type('#client-name', 'Warehouse app');
+    await page.fill('#client-name', 'Warehouse app');
     await page.click('input[name="scopes"][value="returns_read"]');
     await page.click('input[name="scopes"][value="orders_read"]');
     await submit(page, 'form[action="/admin/settings/developer/api-clients"] button');
@@ -80,7 +74,8 @@ describe('dashboard in Chromium', { timeout: 120_000 }, () => {
     await page.goto(`${server.url}/admin/settings/coverage`);
     await screenshot(page, '14-coverage-settings');
     expect(errors).toEqual([]);
-    await page.close();
+    expect(external).toEqual([]);
+    await page.context().close();
   });
 
   it('shopper portal -> return created -> seen by the compat door and the dashboard -> processed -> portal shows it done', async () => {
@@ -91,12 +86,12 @@ describe('dashboard in Chromium', { timeout: 120_000 }, () => {
     const shopper = await newPage();
     await shopper.page.goto(`${server.url}/portal/${store.storeId}`);
     await screenshot(shopper.page, '04-portal-lookup');
-    await shopper.page.type('#order-name', order.name);
-    await shopper.page.type('#order-email', 'shopper@example.com');
+    await shopper.page.fill('#order-name', order.name);
+    await shopper.page.fill('#order-email', 'shopper@example.com');
     await submit(shopper.page, 'form button');
     await screenshot(shopper.page, '05-portal-order');
-    await shopper.page.$eval('#qty-0', (el) => ((el as HTMLInputElement).value = '2'));
-    await shopper.page.select('#reason-0', 'too_small');
+    await shopper.page.fill('#qty-0', '2');
+    await shopper.page.selectOption('#reason-0', 'too_small');
     await submit(shopper.page, 'form button');
     expect(await shopper.page.$eval('#return-statuses li', (el) => el.getAttribute('data-status'))).toBe('OPEN');
     await screenshot(shopper.page, '06-portal-return-created');
@@ -129,5 +124,6 @@ describe('dashboard in Chromium', { timeout: 120_000 }, () => {
     // Nothing is wider than the 360 px viewport.
     expect(await shopper.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     expect([...shopper.errors, ...merchant.errors]).toEqual([]);
+    expect([...shopper.external, ...merchant.external]).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // GraphiQL (/v3/graphql in a browser) and the REST reference (/v2.2/docs) come
 // entirely from this service: their HTML references no external URL, and they render
 // in headless Chromium with every request outside 127.0.0.1 aborted. Screenshots go
-// to test-artifacts/.
+// to test-artifacts/screenshots/.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, openWatchedPage, screenshot } from '../support/browser.ts';
