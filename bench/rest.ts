@@ -21,7 +21,7 @@ import pg from 'pg';
 import { execute, print, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { createSofa, createSofaRouter } from 'sofa-api';
 import { authenticate, isAuthFailure, readSecret, type AuthContext } from '../src/auth/authenticate.ts';
-import { consumeRateLimit } from '../src/auth/rateLimit.ts';
+import { createRateLimiter } from '../src/auth/rateLimit.ts';
 import { SCOPES } from '../src/auth/scopes.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
@@ -130,10 +130,12 @@ function customerBody(tag: string, i: number): CustomerUpsertInput {
   };
 }
 
+const benchLimiter = createRateLimiter({ limits: { rest: 1_000_000, compat: 1_000_000 } });
+
 async function authorize(db: Database, header: string | undefined): Promise<AuthContext | undefined> {
   const auth = await authenticate(db.prisma, readSecret(header));
   if (isAuthFailure(auth)) return undefined;
-  await consumeRateLimit(db.prisma, auth.client.id, 'rest', 1_000_000);
+  await benchLimiter.consume(auth.client.id, 'rest');
   return auth;
 }
 

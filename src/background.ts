@@ -5,7 +5,6 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
-import { pruneRateLimitWindows } from './auth/rateLimit.ts';
 import { pruneWebState } from './auth/throttle.ts';
 import { configureWebhookAddressPolicy, webhookAddressPolicy } from './domain/webhooks.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
@@ -38,7 +37,6 @@ export function startBackgroundWork({
 
   let pruning: Promise<void> | undefined;
   const pruneOnce = async () => {
-    await pruneRateLimitWindows(db.prisma).catch((error) => logger.warn('pruning rate limit windows failed', { error }));
     await pruneWebState(db.prisma).catch((error) => logger.warn('pruning sign-in throttles and sessions failed', { error }));
     const removed = await pruneWebhookHistory(db, { retentionDays: config.webhookRetentionDays }).catch((error) => {
       logger.warn('pruning the webhook history failed', { error });

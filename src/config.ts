@@ -27,6 +27,8 @@ export interface Config {
   /** Key that signs REST and GraphQL pagination cursors. */
   cursorSecret: string;
   rateLimits: { rest: number; compat: number };
+  /** Redis that holds the rate-limit counts shared by every instance; unset keeps them in memory. */
+  redisUrl?: string;
   /** Dashboard sign-in attempts per 5 minutes (per store + e-mail), and shopper portal lookups per minute (per address). */
   webLimits: { loginAttempts: number; portalLookups: number };
   /** What one /v3/graphql request may ask for. */
@@ -59,6 +61,13 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   return value;
 }
 
+function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.REDIS_URL;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^rediss?:\/\/[^\s]+$/.test(raw)) throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${raw}"`);
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
@@ -79,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rest: int(env, 'RATE_LIMIT_REST_PER_MINUTE', 1200, 1, 1_000_000),
       compat: int(env, 'RATE_LIMIT_COMPAT_PER_MINUTE', 300, 1, 1_000_000),
     },
+    redisUrl: redisUrl(env),
     webLimits: {
       loginAttempts: int(env, 'LOGIN_ATTEMPTS_PER_5_MINUTES', 10, 1, 1_000_000),
       portalLookups: int(env, 'PORTAL_LOOKUPS_PER_MINUTE', 20, 1, 1_000_000),

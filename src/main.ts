@@ -93,6 +93,7 @@ async function main(): Promise<void> {
 
   const metrics = createMetrics(db);
   const app = createApp({ db, config, logger, metrics });
+  logger.info('rate limits counted', { store: config.redisUrl ? 'redis' : 'memory (per instance)' });
   const background = startBackgroundWork({ db, config, logger, metrics });
   const port = await listen(app.server, config.port, config.host);
   const metricsPort = app.metricsServer && config.metricsPort !== undefined ? await listen(app.metricsServer, config.metricsPort, config.host) : undefined;

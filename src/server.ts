@@ -16,6 +16,7 @@ import { createSofaDoor } from './rest/sofa.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { configurePortalLinkSecret } from './auth/shopper.ts';
 import { createWebDoor } from './web/door.ts';
+import { createRateLimiter, type RateLimiter } from './auth/rateLimit.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -24,6 +25,7 @@ export interface AppDeps {
   config: Config;
   logger: Logger;
   metrics: Metrics;
+  rateLimiter: RateLimiter;
 }
 
 export interface App {
@@ -86,8 +88,12 @@ function closeGracefully(server: http.Server, graceMs: number): Promise<void> {
   });
 }
 
-export function createApp(input: Omit<AppDeps, 'metrics'> & { metrics?: Metrics }): App {
-  const deps: AppDeps = { ...input, metrics: input.metrics ?? createMetrics(input.db) };
+export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter'> & { metrics?: Metrics; rateLimiter?: RateLimiter }): App {
+  const deps: AppDeps = {
+    ...input,
+    metrics: input.metrics ?? createMetrics(input.db),
+    rateLimiter: input.rateLimiter ?? createRateLimiter({ limits: input.config.rateLimits, redisUrl: input.config.redisUrl }),
+  };
   const { db, logger, metrics, config } = deps;
   configureCursorSecret(config.cursorSecret);
   configurePortalLinkSecret(config.cursorSecret);
@@ -191,6 +197,7 @@ export function createApp(input: Omit<AppDeps, 'metrics'> & { metrics?: Metrics 
     async shutdown(graceMs = 10_000) {
       await Promise.all([closeGracefully(server, graceMs), metricsServer ? closeGracefully(metricsServer, graceMs) : undefined]);
       metrics.close();
+      await deps.rateLimiter.close();
     },
   };
 }

@@ -1,6 +1,11 @@
-// Fixed one-minute windows per API client and door, counted in the database so
-// several service instances share one budget.
-import type { PrismaClient } from '../generated/prisma/client.ts';
+// Request budgets per API client and door: fixed one-minute windows, kept off the
+// database so that one client's requests never queue on one counter row. In memory by
+// default (each instance counts its own requests); in Redis when REDIS_URL is set, so
+// that every instance draws on one shared budget. Counting is rate-limiter-flexible's.
+// Should Redis be unreachable, an in-memory limiter of the same budget stands in, so an
+// outage degrades to per-instance limits instead of refusing or failing requests.
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 export type RateLimitedDoor = 'rest' | 'compat';
 
@@ -12,28 +17,62 @@ export interface RateDecision {
   retryAfter: number;
 }
 
-const WINDOW_MS = 60_000;
-
-export async function consumeRateLimit(
-  prisma: PrismaClient,
-  apiClientId: string,
-  door: RateLimitedDoor,
-  limit: number,
-  now = Date.now(),
-): Promise<RateDecision> {
-  const windowStart = new Date(Math.floor(now / WINDOW_MS) * WINDOW_MS);
-  const rows = await prisma.$queryRaw<{ count: number }[]>`
-    INSERT INTO "RateLimitWindow" ("apiClientId", "door", "windowStart", "count")
-    VALUES (${apiClientId}, ${door}, ${windowStart}, 1)
-    ON CONFLICT ("apiClientId", "door", "windowStart")
-    DO UPDATE SET "count" = "RateLimitWindow"."count" + 1
-    RETURNING "count"`;
-  const count = Number(rows[0]?.count ?? 1);
-  const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now) / 1000));
-  return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), retryAfter };
+export interface RateLimiter {
+  /** Where the counts live, for the start-up log. */
+  readonly store: 'memory' | 'redis';
+  consume(apiClientId: string, door: RateLimitedDoor): Promise<RateDecision>;
+  close(): Promise<void>;
 }
 
-/** Old windows are worthless; dropped now and then by the server. */
-export async function pruneRateLimitWindows(prisma: PrismaClient, now = Date.now()): Promise<void> {
-  await prisma.rateLimitWindow.deleteMany({ where: { windowStart: { lt: new Date(now - 2 * WINDOW_MS) } } });
+const WINDOW_SECONDS = 60;
+
+export interface RateLimiterOptions {
+  limits: Record<RateLimitedDoor, number>;
+  /** redis://... to share budgets across instances; absent keeps them in memory. */
+  redisUrl?: string;
+  /** Prefix of every Redis key (tests give each run its own). */
+  keyPrefix?: string;
+}
+
+function decision(limit: number, result: RateLimiterRes, allowed: boolean): RateDecision {
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, result.remainingPoints),
+    retryAfter: Math.max(1, Math.ceil(result.msBeforeNext / 1000)),
+  };
+}
+
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+  const prefix = options.keyPrefix ?? 'ratelimit';
+  const redis = options.redisUrl
+    ? // Commands wait for the connection at start; once Redis is lost, each fails after one retry and the insurance limiter answers.
+      new Redis(options.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2_000 })
+    : undefined;
+  // ioredis reports connection trouble as events; the insurance limiter covers for it.
+  redis?.on('error', () => undefined);
+  const limiters = Object.fromEntries(
+    (Object.keys(options.limits) as RateLimitedDoor[]).map((door) => {
+      const settings = { points: options.limits[door], duration: WINDOW_SECONDS, keyPrefix: `${prefix}:${door}` };
+      const memory = new RateLimiterMemory(settings);
+      const limiter: RateLimiterAbstract = redis ? new RateLimiterRedis({ ...settings, storeClient: redis, insuranceLimiter: memory }) : memory;
+      return [door, limiter];
+    }),
+  ) as Record<RateLimitedDoor, RateLimiterAbstract>;
+
+  return {
+    store: redis ? 'redis' : 'memory',
+    async consume(apiClientId, door) {
+      const limit = options.limits[door];
+      try {
+        return decision(limit, await limiters[door].consume(apiClientId, 1), true);
+      } catch (refusal) {
+        if (refusal instanceof RateLimiterRes) return decision(limit, refusal, false);
+        throw refusal;
+      }
+    },
+    async close() {
+      await redis?.quit().catch(() => redis.disconnect());
+    },
+  };
 }

@@ -3,7 +3,6 @@
 // returns_write for POST, the 300/min rate limit, and the other platform's error
 // bodies. Routes map its shapes to GraphQL operations (src/compat/routes/*).
 import { authenticate, authorizeScopes, isAuthFailure, readSecret } from '../auth/authenticate.ts';
-import { consumeRateLimit } from '../auth/rateLimit.ts';
 import { header, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import { RouteTable } from '../routeTable.ts';
 import { createContext } from '../schema/context.ts';
@@ -35,7 +34,7 @@ export function createCompatDoor(deps: AppDeps): Door {
     const scopeDenied = authorizeScopes(auth, route.scopes);
     if (scopeDenied) return compatError(403, scopeDenied.message);
 
-    const rate = await consumeRateLimit(db.prisma, auth.client.id, 'compat', config.rateLimits.compat);
+    const rate = await deps.rateLimiter.consume(auth.client.id, 'compat');
     if (!rate.allowed) {
       deps.metrics.rateLimitRefused('compat');
       return compatError(429, `rate limit of ${rate.limit} requests per minute exceeded`, { 'retry-after': String(rate.retryAfter) });

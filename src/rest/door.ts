@@ -2,7 +2,6 @@
 // rate limits, JSON parsing and problem+json errors. Routes themselves only map
 // HTTP to a GraphQL operation and back (src/rest/routes/*).
 import { authenticate, authorizeScopes, authorizeStore, isAuthFailure, readSecret, type AuthFailure } from '../auth/authenticate.ts';
-import { consumeRateLimit } from '../auth/rateLimit.ts';
 import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import { createContext } from '../schema/context.ts';
 import type { AppDeps } from '../server.ts';
@@ -62,7 +61,7 @@ export function createRestDoor(deps: AppDeps): Door {
     const scopeDenied = authorizeScopes(auth, route.scopes);
     if (scopeDenied) return deny(scopeDenied);
 
-    const rate = await consumeRateLimit(db.prisma, auth.client.id, 'rest', config.rateLimits.rest);
+    const rate = await deps.rateLimiter.consume(auth.client.id, 'rest');
     const rateHeaders = { 'x-ratelimit-limit': String(rate.limit), 'x-ratelimit-remaining': String(rate.remaining) };
     if (!rate.allowed) {
       deps.metrics.rateLimitRefused('rest');

@@ -8,7 +8,6 @@ import { GraphQLError, GraphQLObjectType, GraphQLSchema, isNonNullType, parse, p
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { useSofa } from 'sofa-api';
 import { authenticate, isAuthFailure, readSecret } from '../auth/authenticate.ts';
-import { consumeRateLimit } from '../auth/rateLimit.ts';
 import { header, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import { classifyError } from '../schema/errors.ts';
@@ -74,7 +73,7 @@ function problemResponse(errors: ReadonlyArray<unknown>): Response {
   return new Response(answer.body as string, { status, headers: answer.headers });
 }
 
-export function createSofaDoor({ db, logger, config, metrics }: AppDeps): Door {
+export function createSofaDoor({ db, logger, config, metrics, rateLimiter }: AppDeps): Door {
   const names = routeNames(schema);
   // Built at the first /v3/rest request: it costs about a second and most processes never need it.
   let built: ReturnType<typeof useSofa> | undefined;
@@ -143,7 +142,7 @@ export function createSofaDoor({ db, logger, config, metrics }: AppDeps): Door {
 
     const auth = await authenticate(db.prisma, readSecret(header(request, 'authorization')));
     if (isAuthFailure(auth)) return problem(auth.status, auth.message, { instance });
-    const rate = await consumeRateLimit(db.prisma, auth.client.id, 'rest', config.rateLimits.rest);
+    const rate = await rateLimiter.consume(auth.client.id, 'rest');
     const rateHeaders = { 'x-ratelimit-limit': String(rate.limit), 'x-ratelimit-remaining': String(rate.remaining) };
     if (!rate.allowed) {
       metrics.rateLimitRefused('rest');

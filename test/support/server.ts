@@ -18,8 +18,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
-  const db = await createTestDatabase();
+/** `shared`: a second instance on another test server's database (which that server closes). */
+export async function startTestServer(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}, shared?: { db: Database }): Promise<TestServer> {
+  const db = shared?.db ?? (await createTestDatabase());
   const config = { ...loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...env }), ...overrides };
   const app = createApp({ db, config, logger: createLogger(config.logLevel) });
   // Under load a client can reuse a keep-alive connection just as the 5 s idle timeout
@@ -35,7 +36,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, env: Node
     config,
     async close() {
       await app.shutdown(1_000);
-      await db.close();
+      if (!shared) await db.close();
     },
   };
 }

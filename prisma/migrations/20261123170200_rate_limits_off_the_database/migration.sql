@@ -1,0 +1,7 @@
+-- DropForeignKey
+ALTER TABLE "RateLimitWindow" DROP CONSTRAINT "RateLimitWindow_apiClientId_fkey";
+
+-- DropTable
+DROP TABLE "RateLimitWindow";
+
+
