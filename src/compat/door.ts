@@ -13,7 +13,7 @@ import { compatRoutes } from './routes/index.ts';
 export const COMPAT_PREFIX = '/api/v1/warehouse';
 
 export function createCompatDoor(deps: AppDeps): Door {
-  const { db, logger, config } = deps;
+  const { db, logger } = deps;
   const table = new RouteTable(compatRoutes);
 
   async function handle(request: DoorRequest): Promise<DoorResponse> {

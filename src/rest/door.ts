@@ -30,7 +30,7 @@ function inDocumentedMediaType(route: Route | undefined, response: DoorResponse)
 }
 
 export function createRestDoor(deps: AppDeps): Door {
-  const { db, logger, config } = deps;
+  const { db, logger } = deps;
   const table = new RouteTable(restRoutes);
 
   async function handle(request: DoorRequest): Promise<DoorResponse> {

@@ -73,7 +73,7 @@ function problemResponse(errors: ReadonlyArray<unknown>): Response {
   return new Response(answer.body as string, { status, headers: answer.headers });
 }
 
-export function createSofaDoor({ db, logger, config, metrics, rateLimiter }: AppDeps): Door {
+export function createSofaDoor({ db, logger, metrics, rateLimiter }: AppDeps): Door {
   const names = routeNames(schema);
   // Built at the first /v3/rest request: it costs about a second and most processes never need it.
   let built: ReturnType<typeof useSofa> | undefined;
