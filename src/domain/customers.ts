@@ -86,6 +86,11 @@ const MAX_STRING_VALUE_LENGTH = 500;
 // NUMBER values are stored as DECIMAL(65, 30): 35 digits before the point.
 const MAX_NUMBER_MAGNITUDE = new Decimal('1e35');
 
+/** A number that a DECIMAL(65, 30) column holds exactly enough: finite and below 1e35 in magnitude. */
+export function isStorableNumber(value: number): boolean {
+  return Number.isFinite(value) && new Decimal(String(value)).abs().lt(MAX_NUMBER_MAGNITUDE);
+}
+
 export function isEmail(value: string): boolean {
   return value.length <= MAX_EMAIL_LENGTH && value.indexOf('@') <= MAX_LOCAL_PART_LENGTH && EMAIL.test(value);
 }
@@ -208,7 +213,7 @@ function parseCustomFields(customFields: unknown, issues: FieldIssue[]): ParsedF
       const date = parseIsoDateTime(value);
       fields.push({ name, detected: date ? 'DATE' : 'STRING', value, date });
     } else if (typeof value === 'number') {
-      if (!Number.isFinite(value) || new Decimal(String(value)).abs().gte(MAX_NUMBER_MAGNITUDE)) {
+      if (!isStorableNumber(value)) {
         issues.push({ path, message: 'must be a finite number below 1e35 in magnitude' });
         continue;
       }
