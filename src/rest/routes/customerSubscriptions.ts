@@ -70,7 +70,7 @@ async function update(input: RouteInput): Promise<DoorResponse> {
   if (issues.length === 0) statusesToEnum(shape.value as Body, issues);
   if (issues.length > 0) return validationProblem(issues, input.instance);
   const outcome = await runOperation<{ updateCustomerSubscriptions: { updatedSubscriptions: Record<string, unknown> } }>(UPDATE, { input: shape.value }, input.ctx);
-  if (!outcome.ok) return problemFromOutcome(outcome, input.instance);
+  if (!outcome.ok) return problemFromOutcome(outcome, input.instance, { input: '' });
   return json(200, {
     success: true,
     message: 'Customer subscriptions updated successfully',
