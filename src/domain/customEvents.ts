@@ -16,8 +16,8 @@ import {
   parseCustomerProfile,
   parseIsoDateTime,
   phoneNumberKey,
+  profileChanges,
   saveCustomerProfile,
-  suppliesProfile,
   type CustomerProfileInput,
   type ParsedProfile,
 } from './customers.ts';
@@ -198,7 +198,7 @@ async function resolveCustomer(tx: Tx, storeId: string, event: ParsedEvent): Pro
   // The e-mail goes to a customer without one, unless another customer already has it.
   const email = event.email && (!byEmail || byEmail.id === existing?.id) ? event.email : null;
   const givesEmail = email !== null && existing !== null && existing.email === null;
-  if (existing && !givesEmail && !suppliesProfile(event.profile)) return existing;
+  if (existing && !givesEmail && !profileChanges(existing, event.profile)) return existing;
   const write = await saveCustomerProfile(tx, storeId, existing, email, event.profile, declarations);
   await announceCustomer(tx, storeId, write);
   return write.customer;

@@ -260,10 +260,17 @@ export function identityProfile(phoneNumber?: string): ParsedProfile {
   return { firstName: undefined, lastName: undefined, phoneNumber, location: undefined, fields: [] };
 }
 
-/** True when the profile sets any field of a customer. */
-export function suppliesProfile(profile: ParsedProfile): boolean {
+/** True when applying the profile would change the customer (custom field values always count). */
+export function profileChanges(customer: Customer, profile: ParsedProfile): boolean {
   const { firstName, lastName, phoneNumber, location, fields } = profile;
-  return [firstName, lastName, phoneNumber, location].some((value) => value !== undefined) || fields.length > 0;
+  const stored = (customer.location ?? {}) as CustomerLocation;
+  return (
+    (firstName !== undefined && firstName !== customer.firstName) ||
+    (lastName !== undefined && lastName !== customer.lastName) ||
+    (phoneNumber !== undefined && !customer.phoneNumbers.includes(phoneNumber)) ||
+    Object.entries(location ?? {}).some(([field, value]) => stored[field as keyof CustomerLocation] !== value) ||
+    fields.length > 0
+  );
 }
 
 function parseUpsert(input: CustomerUpsertInput): { email: string; profile: ParsedProfile } {
