@@ -2,12 +2,11 @@
 // on its own), read as a connection with customers_read, newest first. Every rule lives in
 // domain/customEvents.ts; events are taken as JSON so that each event of a batch is
 // validated on its own, with field paths, instead of failing the whole batch's coercion.
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { CustomEvent as CustomEventRow } from '../generated/prisma/client.ts';
 import { MAX_EVENTS_PER_BATCH, recordCustomEvent, recordCustomEvents, type CustomEventResult } from '../domain/customEvents.ts';
 import { builder } from './builder.ts';
 import { storeIdOf } from './context.ts';
-import { keysetConnection } from './keyset.ts';
+import { eventListArgs, newestEventsFirst } from './eventLists.ts';
 import { UserError, type UserErrorShape } from './userErrors.ts';
 
 const EVENT_SHAPE =
@@ -37,26 +36,9 @@ builder.queryField('customEvents', (t) =>
       type: CustomEvent,
       description: 'Custom events of the store, newest first (ties by id)',
       authScopes: { scope: 'customers_read' },
-      args: {
-        customerId: t.arg.id({ required: false, description: 'Only the events of this customer' }),
-        eventName: t.arg.string({ required: false }),
-      },
-      resolve: (_root, args, ctx, info) => {
-        const storeId = storeIdOf(ctx);
-        const filters = { ...(args.customerId ? { customerId: String(args.customerId) } : {}), ...(args.eventName ? { eventName: args.eventName } : {}) };
-        return keysetConnection({
-          args,
-          sort: { field: 'createdAt', kind: 'date', direction: 'desc' },
-          scope: 'customEvents',
-          fetch: ({ where, orderBy, take }) =>
-            ctx.prisma.customEvent.findMany({
-              ...queryFromInfo({ context: ctx, info, typeName: 'CustomEvent', paths: [['edges', 'node'], ['nodes']] }),
-              where: { AND: [where, { storeId, ...filters }] },
-              orderBy,
-              take,
-            }),
-        });
-      },
+      args: eventListArgs(t.arg),
+      resolve: (_root, args, ctx, info) =>
+        newestEventsFirst({ args, ctx, info, typeName: 'CustomEvent', scope: 'customEvents', findMany: (query) => ctx.prisma.customEvent.findMany(query) }),
     },
     CustomEventConnection,
   ),
