@@ -114,6 +114,23 @@ describe('POST /events', () => {
     expect(await eventsNamed('Phone only')).toHaveLength(3);
   });
 
+  it('makes one customer of concurrent events and subscriptions naming the same new phone number or e-mail', async () => {
+    const answers = await Promise.all([
+      ...Array.from({ length: 6 }, (_, i) => send({ eventName: 'Race', customer: { phoneNumber: '+15550600000' }, data: { n: i + 1 } })),
+      ...Array.from({ length: 6 }, () => send({ eventName: 'Race', customer: { email: 'race@example.com', phoneNumber: '+15550600001' } })),
+      call(server, 'POST', `/v2.2/stores/${store.storeId}/customer-subscriptions`, {
+        secret: store.secret,
+        body: { sms: { phoneNumber: '+15550600000', subscriptions: { marketing: { subscriptionStatus: 'subscribed' } } } },
+      }),
+      call(server, 'PUT', `/v2.2/stores/${store.storeId}/customers`, { secret: store.secret, body: { email: 'race@example.com' } }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([...Array(12).fill(202), 200, expect.any(Number)]);
+    const byPhone = await server.db.prisma.customer.findMany({ where: { storeId: store.storeId, phoneNumbers: { has: '+15550600000' } } });
+    expect(byPhone).toHaveLength(1);
+    expect(await server.db.prisma.customer.count({ where: { storeId: store.storeId, email: 'race@example.com' } })).toBe(1);
+    expect(new Set((await eventsNamed('Race')).map((e) => e.customer.email ?? e.customer.phoneNumbers[0]))).toEqual(new Set(['+15550600000', 'race@example.com']));
+  });
+
   it('drops an event whose uniqueId is already stored, silently (202) and without writing', async () => {
     expect((await send({ eventName: 'Dedup', customer: { email: 'dedup@example.com' }, uniqueId: 'order-1' })).status).toBe(202);
     const before = await rowCounts(server.db);
