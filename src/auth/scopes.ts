@@ -15,6 +15,7 @@ export const SCOPES = [
   'webhooks_read',
   'webhooks_write',
   'storefront_events_write',
+  'customer_events_write',
   'invoices_read',
 ] as const;
 

@@ -1,10 +1,12 @@
-// Customer profiles, created or updated by e-mail (spec 2.1-2.3, decisions.md "Customers").
-// Every rule of the upsert lives here so that each door applies the same ones. The
-// upsert is race-safe on PGlite and PostgreSQL: an existing customer row is locked
-// FOR UPDATE, a missing one inserted with ON CONFLICT DO NOTHING (losing that race to
-// a concurrent upsert of the same e-mail turns ours into an update of its row), and
-// custom field declarations and options are inserted with ON CONFLICT DO NOTHING in
-// name order (one fixed order, so concurrent upserts cannot deadlock on them).
+// Customer profiles (spec 2.1-2.3, decisions.md "Customers"): created or updated by
+// e-mail through the upsert, and found or created by id, e-mail or phone number for
+// subscriptions and custom events. Every rule on profile fields lives here so that each
+// door applies the same ones. Concurrency: a transaction that looks a customer up by
+// e-mail or phone number first takes a transaction-scoped advisory lock on that key, so
+// two requests naming one new key create one customer; then the customer row is locked
+// FOR UPDATE. Custom field declarations and options are inserted with ON CONFLICT DO
+// NOTHING in name order, before any customer is locked (one fixed lock order:
+// declarations, e-mail, phone number, customer), so concurrent writers cannot deadlock.
 import type { Customer, CustomFieldType, Prisma } from '../generated/prisma/client.ts';
 import { Invalid, type FieldIssue } from './errors.ts';
 import { recordEvent } from './events.ts';
@@ -30,9 +32,8 @@ type LocationNumberField = (typeof CUSTOMER_LOCATION_NUMBER_FIELDS)[number];
 
 export type CustomerLocation = Partial<Record<LocationStringField, string> & Record<LocationNumberField, number>>;
 
-/** Upsert input; a field that is absent or null leaves the stored value as it is. */
-export interface CustomerUpsertInput {
-  email: string;
+/** Profile fields; a field that is absent or null leaves the stored value as it is. */
+export interface CustomerProfileInput {
   firstName?: string | null;
   lastName?: string | null;
   phoneNumber?: string | null;
@@ -41,11 +42,23 @@ export interface CustomerUpsertInput {
   customFields?: unknown;
 }
 
+export interface CustomerUpsertInput extends CustomerProfileInput {
+  email: string;
+}
+
 export type CustomFieldValueOut = string | number | boolean;
+
+interface SubscriptionView {
+  channel: string;
+  kind: string;
+  status: string;
+  address: string;
+  changedAt: string;
+}
 
 interface CustomerView {
   id: string;
-  email: string;
+  email: string | null;
   firstName: string | null;
   lastName: string | null;
   name: string | null;
@@ -53,6 +66,7 @@ interface CustomerView {
   phoneNumbers: string[];
   location: CustomerLocation | null;
   customFields: Record<string, CustomFieldValueOut>;
+  subscriptions: SubscriptionView[];
   createdAt: string;
   updatedAt: string;
 }
@@ -72,6 +86,11 @@ const MAX_STRING_VALUE_LENGTH = 500;
 // NUMBER values are stored as DECIMAL(65, 30): 35 digits before the point.
 const MAX_NUMBER_MAGNITUDE = new Decimal('1e35');
 
+/** A number that a DECIMAL(65, 30) column holds exactly enough: finite and below 1e35 in magnitude. */
+export function isStorableNumber(value: number): boolean {
+  return Number.isFinite(value) && new Decimal(String(value)).abs().lt(MAX_NUMBER_MAGNITUDE);
+}
+
 export function isEmail(value: string): boolean {
   return value.length <= MAX_EMAIL_LENGTH && value.indexOf('@') <= MAX_LOCAL_PART_LENGTH && EMAIL.test(value);
 }
@@ -83,6 +102,12 @@ export function normalizeEmail(value: string): string {
 
 export function isE164(value: string): boolean {
   return E164.test(value);
+}
+
+/** The lookup key of a phone number: E.164 with spaces, dots, dashes and parentheses dropped; null when it is not one. */
+export function normalizePhoneNumber(value: string): string | null {
+  const compact = value.replace(/[\s.()-]/g, '');
+  return isE164(compact) ? compact : null;
 }
 
 function daysInMonth(year: number, month: number): number {
@@ -123,8 +148,7 @@ interface ParsedField {
   date: Date | null;
 }
 
-interface ParsedUpsert {
-  email: string;
+export interface ParsedProfile {
   firstName: string | null | undefined;
   lastName: string | null | undefined;
   phoneNumber: string | undefined;
@@ -189,7 +213,7 @@ function parseCustomFields(customFields: unknown, issues: FieldIssue[]): ParsedF
       const date = parseIsoDateTime(value);
       fields.push({ name, detected: date ? 'DATE' : 'STRING', value, date });
     } else if (typeof value === 'number') {
-      if (!Number.isFinite(value) || new Decimal(String(value)).abs().gte(MAX_NUMBER_MAGNITUDE)) {
+      if (!isStorableNumber(value)) {
         issues.push({ path, message: 'must be a finite number below 1e35 in magnitude' });
         continue;
       }
@@ -204,26 +228,57 @@ function parseCustomFields(customFields: unknown, issues: FieldIssue[]): ParsedF
   return fields.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-function parseUpsert(input: CustomerUpsertInput): ParsedUpsert {
+const PHONE_NUMBER_FORMAT = 'must be in E.164 format, e.g. "+14155550100"';
+
+/** The phone number's lookup key, or an issue at `path`. */
+export function phoneNumberKey(value: string, path: string, issues: FieldIssue[]): string | undefined {
+  const key = normalizePhoneNumber(value);
+  if (key === null) issues.push({ path, message: PHONE_NUMBER_FORMAT });
+  return key ?? undefined;
+}
+
+/** The e-mail's lookup key, or an issue at `path`. */
+export function emailKey(value: string, path: string, issues: FieldIssue[]): string | undefined {
+  const key = normalizeEmail(value);
+  if (isEmail(key)) return key;
+  issues.push({ path, message: 'must be a valid e-mail address' });
+  return undefined;
+}
+
+/** Checks the profile fields; issues are collected under `prefix` (e.g. `customer.`). */
+export function parseCustomerProfile(input: CustomerProfileInput, issues: FieldIssue[], prefix = ''): ParsedProfile {
+  const own: FieldIssue[] = [];
+  const phoneNumber = input.phoneNumber === undefined || input.phoneNumber === null ? undefined : phoneNumberKey(input.phoneNumber, 'phoneNumber', own);
+  const location = parseLocation(input.location, own);
+  const fields = parseCustomFields(input.customFields, own);
+  issues.push(...own.map((issue) => ({ ...issue, path: prefix + issue.path })));
+  return { firstName: optionalName(input.firstName), lastName: optionalName(input.lastName), phoneNumber, location, fields };
+}
+
+/** A profile that changes nothing but names the customer by this phone number (or none). */
+export function identityProfile(phoneNumber?: string): ParsedProfile {
+  return { firstName: undefined, lastName: undefined, phoneNumber, location: undefined, fields: [] };
+}
+
+/** True when applying the profile would change the customer (custom field values always count). */
+export function profileChanges(customer: Customer, profile: ParsedProfile): boolean {
+  const { firstName, lastName, phoneNumber, location, fields } = profile;
+  const stored = (customer.location ?? {}) as CustomerLocation;
+  return (
+    (firstName !== undefined && firstName !== customer.firstName) ||
+    (lastName !== undefined && lastName !== customer.lastName) ||
+    (phoneNumber !== undefined && !customer.phoneNumbers.includes(phoneNumber)) ||
+    Object.entries(location ?? {}).some(([field, value]) => stored[field as keyof CustomerLocation] !== value) ||
+    fields.length > 0
+  );
+}
+
+function parseUpsert(input: CustomerUpsertInput): { email: string; profile: ParsedProfile } {
   const issues: FieldIssue[] = [];
-  const email = normalizeEmail(input.email);
-  if (!isEmail(email)) issues.push({ path: 'email', message: 'must be a valid e-mail address' });
-  let phoneNumber: string | undefined;
-  if (input.phoneNumber !== undefined && input.phoneNumber !== null) {
-    phoneNumber = input.phoneNumber.trim();
-    if (!isE164(phoneNumber)) issues.push({ path: 'phoneNumber', message: 'must be in E.164 format, e.g. "+14155550100"' });
-  }
-  const location = parseLocation(input.location, issues);
-  const fields = parseCustomFields(input.customFields, issues);
-  if (issues.length > 0) throw Invalid.of(issues);
-  return {
-    email,
-    firstName: optionalName(input.firstName),
-    lastName: optionalName(input.lastName),
-    phoneNumber,
-    location,
-    fields,
-  };
+  const email = emailKey(input.email, 'email', issues);
+  const profile = parseCustomerProfile(input, issues);
+  if (issues.length > 0 || email === undefined) throw Invalid.of(issues);
+  return { email, profile };
 }
 
 function accepts(type: CustomFieldType, field: ParsedField): boolean {
@@ -247,8 +302,13 @@ const EXPECTED: Record<CustomFieldType, string> = {
   BOOLEAN: 'a boolean',
 };
 
-/** Declares the fields that have no declaration yet and checks every value against its field's type. */
-async function declareFields(tx: Tx, storeId: string, fields: ParsedField[]): Promise<Map<string, { id: string; type: CustomFieldType }>> {
+export type FieldDeclarations = Map<string, { id: string; type: CustomFieldType }>;
+
+/**
+ * Declares the fields that have no declaration yet and checks every value against its
+ * field's type. Runs before any customer is locked (see the header).
+ */
+export async function declareFields(tx: Tx, storeId: string, fields: ParsedField[]): Promise<FieldDeclarations> {
   if (fields.length === 0) return new Map();
   const names = fields.map((f) => f.name);
   const find = () => tx.customFieldDeclaration.findMany({ where: { storeId, name: { in: names } }, select: { id: true, name: true, type: true } });
@@ -287,9 +347,27 @@ function valueColumns(type: CustomFieldType, field: ParsedField) {
   };
 }
 
-async function lockCustomer(tx: Tx, storeId: string, email: string): Promise<Customer | null> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`
-    SELECT "id" FROM "Customer" WHERE "storeId" = ${storeId} AND "email" = ${email} FOR UPDATE`;
+export type CustomerKey = { id: string } | { email: string } | { phoneNumber: string };
+
+/** Holds every other transaction that looks up or claims this e-mail or phone number in the store until this one ends. */
+async function lockKey(tx: Tx, storeId: string, key: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${storeId}:${key}`}, 0))`;
+}
+
+/** The store's customer with this id, e-mail or phone number (lookup keys), locked for the rest of the transaction. */
+export async function findCustomerForUpdate(tx: Tx, storeId: string, key: CustomerKey): Promise<Customer | null> {
+  let rows: { id: string }[];
+  if ('id' in key) {
+    rows = await tx.$queryRaw`SELECT "id" FROM "Customer" WHERE "storeId" = ${storeId} AND "id" = ${key.id} FOR UPDATE`;
+  } else if ('email' in key) {
+    await lockKey(tx, storeId, key.email);
+    rows = await tx.$queryRaw`SELECT "id" FROM "Customer" WHERE "storeId" = ${storeId} AND "email" = ${key.email} FOR UPDATE`;
+  } else {
+    await lockKey(tx, storeId, key.phoneNumber);
+    rows = await tx.$queryRaw`
+      SELECT c."id" FROM "Customer" c JOIN "CustomerPhoneNumber" p ON p."customerId" = c."id"
+      WHERE p."storeId" = ${storeId} AND p."phoneNumber" = ${key.phoneNumber} FOR UPDATE OF c`;
+  }
   if (rows.length === 0) return null;
   return tx.customer.findUniqueOrThrow({ where: { id: rows[0].id } });
 }
@@ -300,48 +378,66 @@ function mergedLocation(stored: Prisma.JsonValue | null, supplied: CustomerLocat
   return { ...current, ...supplied };
 }
 
-async function writeCustomer(tx: Tx, storeId: string, parsed: ParsedUpsert): Promise<{ customer: Customer; created: boolean }> {
-  let existing = await lockCustomer(tx, storeId, parsed.email);
+export interface CustomerWrite {
+  customer: Customer;
+  created: boolean;
+}
+
+/**
+ * Creates a customer with the profile (`existing` null), or applies the profile to
+ * `existing`; `email` is given to a new customer or to one that has none yet. The caller
+ * has looked up (and so locked) that e-mail and declared the profile's fields. A phone
+ * number new to the store's lookup is claimed for this customer.
+ */
+export async function saveCustomerProfile(
+  tx: Tx,
+  storeId: string,
+  existing: Customer | null,
+  email: string | null,
+  profile: ParsedProfile,
+  declarations: FieldDeclarations,
+): Promise<CustomerWrite> {
+  let write: CustomerWrite;
   if (!existing) {
-    const firstName = parsed.firstName ?? null;
-    const lastName = parsed.lastName ?? null;
-    const [inserted] = await tx.customer.createManyAndReturn({
-      data: [
-        {
-          id: newId('customer'),
-          storeId,
-          email: parsed.email,
-          firstName,
-          lastName,
-          name: displayName(firstName, lastName),
-          phoneNumbers: parsed.phoneNumber ? [parsed.phoneNumber] : [],
-          location: parsed.location ?? undefined,
-        },
-      ],
-      skipDuplicates: true,
+    const firstName = profile.firstName ?? null;
+    const lastName = profile.lastName ?? null;
+    const customer = await tx.customer.create({
+      data: {
+        id: newId('customer'),
+        storeId,
+        email,
+        firstName,
+        lastName,
+        name: displayName(firstName, lastName),
+        phoneNumbers: profile.phoneNumber ? [profile.phoneNumber] : [],
+        location: profile.location ?? undefined,
+      },
     });
-    if (inserted) return { customer: inserted, created: true };
-    // A concurrent upsert created the same e-mail first; ours becomes an update of it.
-    existing = await lockCustomer(tx, storeId, parsed.email);
-    if (!existing) throw new Error(`customer ${parsed.email} neither inserted nor found`);
+    write = { customer, created: true };
+  } else {
+    const firstName = profile.firstName === undefined ? existing.firstName : profile.firstName;
+    const lastName = profile.lastName === undefined ? existing.lastName : profile.lastName;
+    const phoneNumbers =
+      profile.phoneNumber && !existing.phoneNumbers.includes(profile.phoneNumber) ? [...existing.phoneNumbers, profile.phoneNumber] : existing.phoneNumbers;
+    const location = mergedLocation(existing.location, profile.location);
+    const customer = await tx.customer.update({
+      where: { id: existing.id },
+      data: { email: existing.email ?? email, firstName, lastName, name: displayName(firstName, lastName), phoneNumbers, location: location ?? undefined },
+    });
+    write = { customer, created: false };
   }
-  const firstName = parsed.firstName === undefined ? existing.firstName : parsed.firstName;
-  const lastName = parsed.lastName === undefined ? existing.lastName : parsed.lastName;
-  const phoneNumbers =
-    parsed.phoneNumber && !existing.phoneNumbers.includes(parsed.phoneNumber) ? [...existing.phoneNumbers, parsed.phoneNumber] : existing.phoneNumbers;
-  const location = mergedLocation(existing.location, parsed.location);
-  const customer = await tx.customer.update({
-    where: { id: existing.id },
-    data: { firstName, lastName, name: displayName(firstName, lastName), phoneNumbers, location: location ?? undefined },
-  });
-  return { customer, created: false };
+  await writeCustomFields(tx, write.customer.id, profile.fields, declarations);
+  if (profile.phoneNumber) {
+    await tx.customerPhoneNumber.createMany({ data: [{ storeId, phoneNumber: profile.phoneNumber, customerId: write.customer.id }], skipDuplicates: true });
+  }
+  return write;
 }
 
 async function writeCustomFields(
   tx: Tx,
   customerId: string,
   fields: ParsedField[],
-  declarations: Map<string, { id: string; type: CustomFieldType }>,
+  declarations: FieldDeclarations,
 ): Promise<void> {
   if (fields.length === 0) return;
   const declarationIds = fields.map((f) => declarations.get(f.name)!.id);
@@ -387,7 +483,15 @@ export const CUSTOM_FIELD_VALUE_SELECT = {
   declaration: { select: { name: true, type: true } },
 } as const;
 
-function customerView(customer: Customer, values: StoredValue[]): CustomerView {
+interface StoredSubscription {
+  channel: string;
+  kind: string;
+  status: string;
+  address: string;
+  changedAt: Date;
+}
+
+function customerView(customer: Customer, values: StoredValue[], subscriptions: StoredSubscription[]): CustomerView {
   return {
     id: customer.id,
     email: customer.email,
@@ -398,9 +502,28 @@ function customerView(customer: Customer, values: StoredValue[]): CustomerView {
     phoneNumbers: customer.phoneNumbers,
     location: (customer.location ?? null) as CustomerLocation | null,
     customFields: customFieldMap(values),
+    subscriptions: subscriptions.map((s) => ({
+      channel: s.channel.toLowerCase(),
+      kind: s.kind.toLowerCase(),
+      status: s.status.toLowerCase(),
+      address: s.address,
+      changedAt: s.changedAt.toISOString(),
+    })),
     createdAt: customer.createdAt.toISOString(),
     updatedAt: customer.updatedAt.toISOString(),
   };
+}
+
+/** Records customer.created or customer.updated with the whole profile as it now stands. */
+export async function announceCustomer(tx: Tx, storeId: string, { customer, created }: CustomerWrite): Promise<void> {
+  const values = await tx.customFieldValue.findMany({ where: { customerId: customer.id }, select: CUSTOM_FIELD_VALUE_SELECT });
+  const subscriptions = await tx.customerSubscription.findMany({ where: { customerId: customer.id }, orderBy: [{ channel: 'asc' }, { kind: 'asc' }] });
+  await recordEvent(tx, {
+    storeId,
+    topic: created ? 'customer.created' : 'customer.updated',
+    subjectId: customer.id,
+    data: customerView(customer, values, subscriptions),
+  });
 }
 
 /**
@@ -408,36 +531,21 @@ function customerView(customer: Customer, values: StoredValue[]): CustomerView {
  * custom fields, options and the customer.created / customer.updated event. Any
  * invalid part refuses the whole request and writes nothing.
  */
-export async function upsertCustomer(
-  db: Db | Tx,
-  storeId: string,
-  input: CustomerUpsertInput,
-): Promise<{ customer: Customer; created: boolean }> {
-  const parsed = parseUpsert(input);
+export async function upsertCustomer(db: Db | Tx, storeId: string, input: CustomerUpsertInput): Promise<CustomerWrite> {
+  const { email, profile } = parseUpsert(input);
   return inTransaction(db, async (tx) => {
-    const declarations = await declareFields(tx, storeId, parsed.fields);
-    const { customer, created } = await writeCustomer(tx, storeId, parsed);
-    await writeCustomFields(tx, customer.id, parsed.fields, declarations);
-    // A new customer has exactly the values just written; an existing one may have more.
-    const values = created
-      ? parsed.fields.map((f) => {
-          const { type } = declarations.get(f.name)!;
-          return { ...valueColumns(type, f), declaration: { name: f.name, type } };
-        })
-      : await tx.customFieldValue.findMany({ where: { customerId: customer.id }, select: CUSTOM_FIELD_VALUE_SELECT });
-    await recordEvent(tx, {
-      storeId,
-      topic: created ? 'customer.created' : 'customer.updated',
-      subjectId: customer.id,
-      data: customerView(customer, values),
-    });
-    return { customer, created };
+    const declarations = await declareFields(tx, storeId, profile.fields);
+    const existing = await findCustomerForUpdate(tx, storeId, { email });
+    const write = await saveCustomerProfile(tx, storeId, existing, email, profile, declarations);
+    await announceCustomer(tx, storeId, write);
+    return write;
   });
 }
 
 /** The lookup key of a customer e-mail: validated, trimmed, lower case. */
 export function customerEmailKey(email: string): string {
-  const normalized = normalizeEmail(email);
-  if (!isEmail(normalized)) throw Invalid.of([{ path: 'email', message: 'must be a valid e-mail address' }]);
-  return normalized;
+  const issues: FieldIssue[] = [];
+  const key = emailKey(email, 'email', issues);
+  if (key === undefined) throw Invalid.of(issues);
+  return key;
 }

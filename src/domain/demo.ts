@@ -188,6 +188,7 @@ async function seedDemoData(db: Db): Promise<{ seeded: true; storeId: string; se
             lastName: c.lastName,
             name: `${c.firstName} ${c.lastName}`,
             phoneNumbers: [c.phone],
+            phoneNumberKeys: { create: [{ storeId, phoneNumber: c.phone }] },
             location: { city: 'San Francisco', stateCode: 'CA', countryCode: 'US' },
           },
         });

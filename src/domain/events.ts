@@ -23,6 +23,7 @@ export const TOPICS = [
   'inbound_shipment.updated',
   'return_tag.updated',
   'storefront_event.created',
+  'custom_event.created',
 ] as const;
 
 export type Topic = (typeof TOPICS)[number];

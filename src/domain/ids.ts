@@ -36,6 +36,7 @@ export const ID_PREFIXES = {
   coverageProduct: 'cvp',
   orderCoverage: 'ocv',
   storefrontEvent: 'sfe',
+  customEvent: 'cev',
   invoice: 'inv',
   invoiceItem: 'ini',
 } as const;

@@ -68,7 +68,8 @@ export function validationProblem(issues: FieldIssue[], instance: string): DoorR
 /** REST name of each GraphQL variable a route fills from the request (`after` -> `page-continue`). */
 export type ParameterNames = Readonly<Record<string, string>>;
 
-const VARIABLE_ERROR = /^Variable "\$(\w+)" got invalid value [^;]*; ([\s\S]*)$/;
+// `at "input.a.b"` names the offending field inside an input-object variable.
+const VARIABLE_ERROR = /^Variable "\$(\w+)" got invalid value (?:[^;]*? at "[^".]+\.([^"]+)")?[^;]*; ([\s\S]*)$/;
 
 function renamed(path: string, names: ParameterNames): string {
   const [head, ...rest] = path.split('.');
@@ -76,7 +77,8 @@ function renamed(path: string, names: ParameterNames): string {
 }
 
 /**
- * The problem for a failed operation, with `errors` naming the request's own parameters.
+ * The problem for a failed operation, with `errors` naming the request's own parameters
+ * (a variable the route maps to '' is the body itself: its fields are named from the root).
  * A result without `data` failed before execution: its variables did not coerce (a bad
  * date, enum value or number), which is always the caller's fault, so every such error
  * becomes one 400 issue. A refused cursor names no variable: on REST lists it is the
@@ -91,7 +93,9 @@ export function problemFromOutcome(
   if (!('data' in result) && result.errors?.length) {
     const issues = result.errors.map((e) => {
       const match = VARIABLE_ERROR.exec(e.message);
-      return match ? { path: names[match[1]] ?? match[1], message: match[2] } : { path: '', message: e.message };
+      if (!match) return { path: '', message: e.message };
+      const [, variable, inside, message] = match;
+      return { path: [names[variable] ?? variable, inside].filter(Boolean).join('.'), message };
     });
     return validationProblem(issues, instance);
   }

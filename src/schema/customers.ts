@@ -53,7 +53,7 @@ export const Customer = builder.prismaNode('Customer', {
   findUnique: (id, ctx) => ({ id, storeId: storeIdOf(ctx) }),
   authScopes: (_customer, ctx) => hasAnyScope(ctx, CUSTOMER_AUDIENCE),
   fields: (t) => ({
-    email: t.exposeString('email', { nullable: false, description: 'Lower case; the upsert key' }),
+    email: t.exposeString('email', { nullable: true, description: 'Lower case; the upsert key. Null for a customer known only by a phone number' }),
     firstName: t.exposeString('firstName', { nullable: true }),
     lastName: t.exposeString('lastName', { nullable: true }),
     name: t.exposeString('name', { nullable: true, description: 'Display name made from first and last name' }),

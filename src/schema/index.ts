@@ -5,6 +5,8 @@ import './scalars.ts';
 import './store.ts';
 import './orders.ts';
 import './customers.ts';
+import './customerSubscriptions.ts';
+import './customEvents.ts';
 import './returns.ts';
 import './webhooks.ts';
 import './merchant.ts';

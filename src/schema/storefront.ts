@@ -1,10 +1,9 @@
 // Storefront (web pixel) events: recorded through the storefront_events_write scope,
 // read as a connection with customers_read, newest first.
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import { recordStorefrontEvent } from '../domain/storefrontEvents.ts';
 import { builder } from './builder.ts';
 import { storeIdOf } from './context.ts';
-import { keysetConnection } from './keyset.ts';
+import { eventListArgs, newestEventsFirst } from './eventLists.ts';
 
 export const StorefrontEvent = builder.prismaObject('StorefrontEvent', {
   fields: (t) => ({
@@ -30,26 +29,9 @@ builder.queryField('storefrontEvents', (t) =>
       type: StorefrontEvent,
       description: 'Storefront events of the store, newest first (ties by id)',
       authScopes: { scope: 'customers_read' },
-      args: {
-        customerId: t.arg.id({ required: false, description: 'Only the events of this customer' }),
-        eventName: t.arg.string({ required: false }),
-      },
-      resolve: (_root, args, ctx, info) => {
-        const storeId = storeIdOf(ctx);
-        const filters = { ...(args.customerId ? { customerId: String(args.customerId) } : {}), ...(args.eventName ? { eventName: args.eventName } : {}) };
-        return keysetConnection({
-          args,
-          sort: { field: 'createdAt', kind: 'date', direction: 'desc' },
-          scope: 'storefrontEvents',
-          fetch: ({ where, orderBy, take }) =>
-            ctx.prisma.storefrontEvent.findMany({
-              ...queryFromInfo({ context: ctx, info, typeName: 'StorefrontEvent', paths: [['edges', 'node'], ['nodes']] }),
-              where: { AND: [where, { storeId, ...filters }] },
-              orderBy,
-              take,
-            }),
-        });
-      },
+      args: eventListArgs(t.arg),
+      resolve: (_root, args, ctx, info) =>
+        newestEventsFirst({ args, ctx, info, typeName: 'StorefrontEvent', scope: 'storefrontEvents', findMany: (query) => ctx.prisma.storefrontEvent.findMany(query) }),
     },
     StorefrontEventConnection,
   ),

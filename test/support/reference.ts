@@ -46,9 +46,6 @@ export const SERVED_TAG_GROUPS = [
  * routed, so this list can only shrink.
  */
 export const NOT_YET_SERVED: readonly string[] = [
-  'POST /stores/{storeId}/events',
-  'POST /stores/{storeId}/events/bulk',
-  'POST /stores/{storeId}/customer-subscriptions',
   'POST /stores/{storeId}/custom/orders',
   'POST /stores/{storeId}/products/bulk-upload',
   'POST /stores/{storeId}/returns/bulk',

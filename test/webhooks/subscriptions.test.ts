@@ -209,6 +209,7 @@ describe('v3', () => {
         'inbound_shipment.updated',
         'return_tag.updated',
         'storefront_event.created',
+        'custom_event.created',
       ],
       all: { nodes: [{ id: subscription.id }] },
       disabled: { nodes: [{ id: subscription.id }] },

@@ -28,6 +28,8 @@
 import type { Route } from '../../routeTable.ts';
 import { coverageRoutes } from './coverage.ts';
 import { customerRoutes } from './customers.ts';
+import { customerSubscriptionRoutes } from './customerSubscriptions.ts';
+import { customEventRoutes } from './customEvents.ts';
 import { docsRoutes } from './docs.ts';
 import { inboundShipmentRoutes } from './inboundShipments.ts';
 import { inventoryLevelRoutes } from './inventoryLevels.ts';
@@ -49,6 +51,8 @@ export const restRoutes: Route[] = [
   ...docsRoutes,
   ...webhookRoutes,
   ...customerRoutes,
+  ...customerSubscriptionRoutes,
+  ...customEventRoutes,
   ...orderRoutes,
   ...returnRoutes,
   ...returnDetailRoutes,
