@@ -17,6 +17,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { configurePortalLinkSecret } from './auth/shopper.ts';
 import { createWebDoor } from './web/door.ts';
 import { createRateLimiter, type RateLimiter } from './auth/rateLimit.ts';
+import { createAuthenticator, type Authenticator } from './auth/authenticate.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -26,6 +27,7 @@ export interface AppDeps {
   logger: Logger;
   metrics: Metrics;
   rateLimiter: RateLimiter;
+  authenticator: Authenticator;
 }
 
 export interface App {
@@ -88,9 +90,10 @@ function closeGracefully(server: http.Server, graceMs: number): Promise<void> {
   });
 }
 
-export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter'> & { metrics?: Metrics; rateLimiter?: RateLimiter }): App {
+export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'authenticator'> & { metrics?: Metrics; rateLimiter?: RateLimiter }): App {
   const deps: AppDeps = {
     ...input,
+    authenticator: createAuthenticator(input.db),
     metrics: input.metrics ?? createMetrics(input.db),
     rateLimiter: input.rateLimiter ?? createRateLimiter({ limits: input.config.rateLimits, redisUrl: input.config.redisUrl }),
   };
@@ -198,6 +201,7 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter'> & { me
       await Promise.all([closeGracefully(server, graceMs), metricsServer ? closeGracefully(metricsServer, graceMs) : undefined]);
       metrics.close();
       await deps.rateLimiter.close();
+      await deps.authenticator.close();
     },
   };
 }

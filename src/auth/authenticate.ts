@@ -1,5 +1,12 @@
 // Bearer secret -> API client -> store and scopes. Runs once per request; each
 // door turns an AuthFailure into its own error format.
+//
+// An Authenticator keeps what it looked up in process memory, so a request of a known
+// client costs no SQL. A revocation reaches every instance at once: revoking NOTIFYs
+// API_CLIENT_CHANNEL in its transaction, and each authenticator LISTENs and forgets the
+// client (in this process it is also told directly). While the listening connection is
+// down the cache is not used, since a notification could be missed.
+import type { Database } from '../db/client.ts';
 import type { PrismaClient, StoreKind } from '../generated/prisma/client.ts';
 import { isScope, type Scope } from './scopes.ts';
 import { hashSecret, sameHash } from './secrets.ts';
@@ -37,19 +44,88 @@ export function readSecret(header: string | undefined, { allowBare = false } = {
   return { status: 401, message: 'malformed Authorization header: expected "Bearer <API secret>"' };
 }
 
-export async function authenticate(prisma: PrismaClient, secret: string | AuthFailure): Promise<AuthContext | AuthFailure> {
-  if (typeof secret !== 'string') return secret;
-  const hash = hashSecret(secret);
+/** One statement: the client with its store. Unknown secrets name no client (and are never cached). */
+async function lookUp(prisma: PrismaClient, hash: string): Promise<{ result: AuthContext | AuthFailure; clientId?: string }> {
   const client = await prisma.apiClient.findUnique({
     where: { secretHash: hash },
     select: { id: true, name: true, scopes: true, revokedAt: true, secretHash: true, store: { select: { id: true, name: true, kind: true } } },
   });
-  if (!client || !sameHash(client.secretHash, hash)) return { status: 401, message: 'unknown API secret' };
-  if (client.revokedAt) return { status: 401, message: 'this API client has been revoked' };
+  if (!client || !sameHash(client.secretHash, hash)) return { result: { status: 401, message: 'unknown API secret' } };
+  if (client.revokedAt) return { result: { status: 401, message: 'this API client has been revoked' }, clientId: client.id };
   return {
-    store: client.store,
-    client: { id: client.id, name: client.name },
-    scopes: new Set(client.scopes.filter(isScope)),
+    result: { store: client.store, client: { id: client.id, name: client.name }, scopes: new Set(client.scopes.filter(isScope)) },
+    clientId: client.id,
+  };
+}
+
+/** Looks the secret up without a cache (the CLI and start-up checks). */
+export async function authenticate(prisma: PrismaClient, secret: string | AuthFailure): Promise<AuthContext | AuthFailure> {
+  if (typeof secret !== 'string') return secret;
+  return (await lookUp(prisma, hashSecret(secret))).result;
+}
+
+export const API_CLIENT_CHANNEL = 'api_client_changes';
+
+/** Entries are also dropped after this long, so a store renamed elsewhere shows its new name soon. */
+const CACHE_TTL_MS = 60_000;
+const MAX_ENTRIES = 10_000;
+
+export interface Authenticator {
+  authenticate(secret: string | AuthFailure): Promise<AuthContext | AuthFailure>;
+  close(): Promise<void>;
+}
+
+interface CacheEntry {
+  clientId: string;
+  result: AuthContext | AuthFailure;
+  expires: number;
+}
+
+const inProcess = new Set<(clientId: string) => void>();
+
+/** Tells every authenticator of this process that the client changed (it also learns so by NOTIFY). */
+export function forgetApiClient(clientId: string): void {
+  for (const forget of inProcess) forget(clientId);
+}
+
+export function createAuthenticator(db: Database): Authenticator {
+  const cache = new Map<string, CacheEntry>();
+  let listening = false;
+  // Bumped by every invalidation: a lookup that overlapped one does not cache its answer.
+  let generation = 0;
+  const forget = (clientId: string) => {
+    generation++;
+    for (const [hash, entry] of cache) if (entry.clientId === clientId) cache.delete(hash);
+  };
+  inProcess.add(forget);
+  const unsubscribe = db.listen(API_CLIENT_CHANNEL, {
+    onNotify: forget,
+    onState(state) {
+      generation++;
+      cache.clear();
+      listening = state;
+    },
+  });
+
+  return {
+    async authenticate(secret) {
+      if (typeof secret !== 'string') return secret;
+      const hash = hashSecret(secret);
+      const now = Date.now();
+      const hit = listening ? cache.get(hash) : undefined;
+      if (hit && hit.expires > now) return hit.result;
+      const started = generation;
+      const { result, clientId } = await lookUp(db.prisma, hash);
+      if (clientId && listening && generation === started) {
+        if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+        cache.set(hash, { clientId, result, expires: now + CACHE_TTL_MS });
+      }
+      return result;
+    },
+    async close() {
+      inProcess.delete(forget);
+      await (await unsubscribe)();
+    },
   };
 }
 

@@ -2,7 +2,7 @@
 // `Authorization: Bearer` or `X-Authorization`, returns_read for GET and
 // returns_write for POST, the 300/min rate limit, and the other platform's error
 // bodies. Routes map its shapes to GraphQL operations (src/compat/routes/*).
-import { authenticate, authorizeScopes, isAuthFailure, readSecret } from '../auth/authenticate.ts';
+import { authorizeScopes, isAuthFailure, readSecret } from '../auth/authenticate.ts';
 import { header, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import { RouteTable } from '../routeTable.ts';
 import { createContext } from '../schema/context.ts';
@@ -29,7 +29,7 @@ export function createCompatDoor(deps: AppDeps): Door {
     request.route = COMPAT_PREFIX + route.path;
     const bearer = header(request, 'authorization');
     const secret = bearer !== undefined ? readSecret(bearer) : readSecret(header(request, 'x-authorization'), { allowBare: true });
-    const auth = await authenticate(db.prisma, secret);
+    const auth = await deps.authenticator.authenticate(secret);
     if (isAuthFailure(auth)) return compatError(401, auth.message);
     const scopeDenied = authorizeScopes(auth, route.scopes);
     if (scopeDenied) return compatError(403, scopeDenied.message);

@@ -33,6 +33,13 @@ export interface Database {
   onStatement(listener: StatementListener): () => void;
   /** Connections of this process (metrics); idle and waiting only where there is a pool. */
   poolStats(): PoolStats;
+  /**
+   * Subscribes to NOTIFY on `channel`, from this process and every other one on the
+   * database. `onState(false)` says notifications may have been missed (the listening
+   * connection was lost, or this handle cannot listen), `onState(true)` that they flow
+   * again. Resolves to the unsubscribe.
+   */
+  listen(channel: string, handlers: NotificationHandlers): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -54,6 +61,47 @@ export interface PoolStats {
 }
 
 const poolStatsOf = (pool: pg.Pool) => (): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+
+export interface NotificationHandlers {
+  onNotify(payload: string): void;
+  onState(listening: boolean): void;
+}
+
+const RELISTEN_DELAY_MS = 1_000;
+
+/** LISTEN on a connection of its own (a pooled one would be handed to others), reconnecting when it drops. */
+function pgListen(connectionString: string): Database['listen'] {
+  return async (channel, handlers) => {
+    let client: pg.Client | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const lost = () => {
+      client = undefined;
+      if (stopped) return;
+      handlers.onState(false);
+      timer = setTimeout(() => void connect().catch(lost), RELISTEN_DELAY_MS);
+    };
+    const connect = async () => {
+      const next = new pg.Client({ connectionString });
+      next.on('notification', (message) => message.channel === channel && handlers.onNotify(message.payload ?? ''));
+      next.on('error', () => undefined);
+      next.on('end', () => client === next && lost());
+      await next.connect();
+      await next.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+      if (stopped) return void (await next.end());
+      client = next;
+      handlers.onState(true);
+    };
+    await connect().catch(lost);
+    return async () => {
+      stopped = true;
+      clearTimeout(timer);
+      const open = client;
+      client = undefined;
+      await open?.end().catch(() => undefined);
+    };
+  };
+}
 
 export type StatementListener = (statement: { sql: string; durationMs: number }) => void;
 
@@ -156,6 +204,7 @@ async function openPostgres(url: string, connectionString: string, max: number):
     poolStats: poolStatsOf(pool),
     sql: pgChannel(pool),
     session: pgSession(pool),
+    listen: pgListen(connectionString),
     singleConnection: false,
     async close() {
       await prisma.$disconnect();
@@ -188,6 +237,11 @@ function fromPGlite(url: string, pglite: PGlite, close: () => Promise<void>): Da
     singleConnection: true,
     sql,
     session: (fn) => fn(sql),
+    async listen(channel, handlers) {
+      const unsubscribe = await pglite.listen(channel, handlers.onNotify);
+      handlers.onState(true);
+      return unsubscribe;
+    },
     async close() {
       await prisma.$disconnect();
       // PGlite keeps the process alive until it is closed explicitly.
@@ -210,6 +264,11 @@ function fromEmbedded(url: string, embedded: EmbeddedHandle): Database {
     singleConnection: true,
     sql: pgChannel(pool),
     session: pgSession(pool),
+    // The owning process listens on its own PGlite; this one (a CLI beside the server) serves no requests.
+    async listen(_channel, handlers) {
+      handlers.onState(false);
+      return async () => undefined;
+    },
     async close() {
       await prisma.$disconnect();
       await pool.end().catch(() => undefined);

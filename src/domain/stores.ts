@@ -1,4 +1,5 @@
 // Stores, their links to fulfillment services, and API clients.
+import { API_CLIENT_CHANNEL } from '../auth/authenticate.ts';
 import { generateSecret, hashSecret } from '../auth/secrets.ts';
 import { isScope, SCOPES, type Scope } from '../auth/scopes.ts';
 import type { StoreKind } from '../generated/prisma/client.ts';
@@ -73,5 +74,9 @@ export async function revokeApiClient(db: Db | Tx, id: string, storeId?: string)
   const client = await db.apiClient.findUnique({ where: { id } });
   if (!client || (storeId !== undefined && client.storeId !== storeId)) throw new NotFound(`API client ${id} not found`, { path: 'id' });
   if (client.revokedAt) throw new Conflict(`API client ${id} is already revoked`, { path: 'id' });
-  await db.apiClient.update({ where: { id }, data: { revokedAt: new Date() } });
+  await inTransaction(db, async (tx) => {
+    await tx.apiClient.update({ where: { id }, data: { revokedAt: new Date() } });
+    // Delivered at commit to every instance's authenticator (src/auth/authenticate.ts), which forgets the client.
+    await tx.$executeRaw`SELECT pg_notify(${API_CLIENT_CHANNEL}, ${id})`;
+  });
 }

@@ -1,7 +1,7 @@
 // The v2.2 REST door: route matching, authentication, store and scope checks,
 // rate limits, JSON parsing and problem+json errors. Routes themselves only map
 // HTTP to a GraphQL operation and back (src/rest/routes/*).
-import { authenticate, authorizeScopes, authorizeStore, isAuthFailure, readSecret, type AuthFailure } from '../auth/authenticate.ts';
+import { authorizeScopes, authorizeStore, isAuthFailure, readSecret, type AuthFailure } from '../auth/authenticate.ts';
 import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import { createContext } from '../schema/context.ts';
 import type { AppDeps } from '../server.ts';
@@ -54,7 +54,7 @@ export function createRestDoor(deps: AppDeps): Door {
       return route.handle({ request, params, query: request.url.searchParams, body: body.value, ctx, instance });
     }
 
-    const auth = await authenticate(db.prisma, readSecret(header(request, 'authorization')));
+    const auth = await deps.authenticator.authenticate(readSecret(header(request, 'authorization')));
     if (isAuthFailure(auth)) return deny({ ...auth, status: 401 });
     const storeDenied = params.storeId !== undefined ? authorizeStore(auth, params.storeId) : undefined;
     if (storeDenied) return deny(storeDenied);

@@ -7,7 +7,7 @@
 import { GraphQLError, GraphQLObjectType, GraphQLSchema, isNonNullType, parse, printType, type ObjectTypeDefinitionNode } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { useSofa } from 'sofa-api';
-import { authenticate, isAuthFailure, readSecret } from '../auth/authenticate.ts';
+import { isAuthFailure, readSecret } from '../auth/authenticate.ts';
 import { header, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import { classifyError } from '../schema/errors.ts';
@@ -73,7 +73,7 @@ function problemResponse(errors: ReadonlyArray<unknown>): Response {
   return new Response(answer.body as string, { status, headers: answer.headers });
 }
 
-export function createSofaDoor({ db, logger, metrics, rateLimiter }: AppDeps): Door {
+export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator }: AppDeps): Door {
   const names = routeNames(schema);
   // Built at the first /v3/rest request: it costs about a second and most processes never need it.
   let built: ReturnType<typeof useSofa> | undefined;
@@ -140,7 +140,7 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter }: AppDeps): D
     if (pathname === OPENAPI_PATH && request.method === 'GET') return (await viaSofa(request, undefined)) ?? notFound();
     if (!request.route) return notFound();
 
-    const auth = await authenticate(db.prisma, readSecret(header(request, 'authorization')));
+    const auth = await authenticator.authenticate(readSecret(header(request, 'authorization')));
     if (isAuthFailure(auth)) return problem(auth.status, auth.message, { instance });
     const rate = await rateLimiter.consume(auth.client.id, 'rest');
     const rateHeaders = { 'x-ratelimit-limit': String(rate.limit), 'x-ratelimit-remaining': String(rate.remaining) };

@@ -8,7 +8,7 @@ import { printSchema } from 'graphql';
 import { schema } from './index.ts';
 import { createContext, type GraphQLContext } from './context.ts';
 import { classifyError, toGraphQLError } from './errors.ts';
-import { authenticate, readSecret, isAuthFailure } from '../auth/authenticate.ts';
+import { readSecret, isAuthFailure } from '../auth/authenticate.ts';
 import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import type { AppDeps } from '../server.ts';
 import { graphqlLimitPlugins } from './limits.ts';
@@ -30,7 +30,7 @@ function graphqlError(status: number, code: string, message: string): DoorRespon
   return json(status, { errors: [{ message, extensions: { code } }] });
 }
 
-export function createGraphQLDoor({ db, logger, config }: AppDeps): Door {
+export function createGraphQLDoor({ db, logger, config, authenticator }: AppDeps): Door {
   const sdl = printSchema(schema);
   const yoga = createYoga<{ gqlContext: GraphQLContext }>({
     schema,
@@ -79,7 +79,7 @@ export function createGraphQLDoor({ db, logger, config }: AppDeps): Door {
       }
       let gqlContext: GraphQLContext | undefined;
       if (!wantsGraphiQL(request)) {
-        const auth = await authenticate(db.prisma, readSecret(header(request, 'authorization')));
+        const auth = await authenticator.authenticate(readSecret(header(request, 'authorization')));
         if (isAuthFailure(auth)) return graphqlError(auth.status, auth.status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', auth.message);
         gqlContext = createContext({ db, auth, door: 'v3', logger, requestId: request.requestId });
       }

@@ -1,0 +1,80 @@
+// API clients are cached in process: a known secret costs no SQL after its first request,
+// and a revocation made anywhere (another instance, the CLI) reaches every authenticator
+// through NOTIFY, so the next request is a 401. On PostgreSQL a second database handle
+// plays the second instance; on PGlite the notification comes from the same database.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAuthenticator, isAuthFailure, type Authenticator } from '../../src/auth/authenticate.ts';
+import { openDatabase, type Database } from '../../src/db/client.ts';
+import { revokeApiClient } from '../../src/domain/stores.ts';
+import { addApiClient, call, createTestStore, startTestServer, type TestServer } from '../support/server.ts';
+import { waitFor } from '../webhooks/support.ts';
+
+let server: TestServer;
+let otherInstance: Database | undefined;
+const authenticators: Authenticator[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  if (server.db.kind === 'postgresql') otherInstance = await openDatabase(server.db.url);
+});
+afterAll(async () => {
+  await Promise.all(authenticators.map((a) => a.close()));
+  await otherInstance?.close();
+  await server?.close();
+});
+
+function authenticatorOn(db: Database): Authenticator {
+  const authenticator = createAuthenticator(db);
+  authenticators.push(authenticator);
+  return authenticator;
+}
+
+async function statementsDuring(db: Database, fn: () => Promise<unknown>): Promise<number> {
+  let count = 0;
+  const stop = db.onStatement(() => count++);
+  try {
+    await fn();
+  } finally {
+    stop();
+  }
+  return count;
+}
+
+describe('the API-client cache', () => {
+  it('answers a known secret from memory after its first lookup', async () => {
+    const store = await createTestStore(server.db);
+    const authenticator = authenticatorOn(server.db);
+    await waitFor(async () => !isAuthFailure(await authenticator.authenticate(store.secret)) && (await statementsDuring(server.db, () => authenticator.authenticate(store.secret))) === 0, 'the cache to serve');
+    const auth = await authenticator.authenticate(store.secret);
+    expect(isAuthFailure(auth) ? auth : auth.store.id).toBe(store.storeId);
+    expect(await statementsDuring(server.db, () => authenticator.authenticate('sk_unknown'))).toBe(1);
+    expect(await statementsDuring(server.db, () => authenticator.authenticate('sk_unknown'))).toBe(1);
+  });
+
+  it('forgets a client revoked outside this process (by NOTIFY): the next request is a 401', async () => {
+    const store = await createTestStore(server.db);
+    const client = await addApiClient(server.db, store.storeId, ['returns_read']);
+    const here = authenticatorOn(server.db);
+    const there = authenticatorOn(otherInstance ?? server.db);
+    await waitFor(async () => (await statementsDuring(server.db, () => here.authenticate(client.secret))) === 0, 'this instance to cache the client');
+    expect(isAuthFailure(await there.authenticate(client.secret))).toBe(false);
+
+    // As the CLI does: the domain function alone, no in-process signal.
+    await revokeApiClient((otherInstance ?? server.db).prisma, client.clientId);
+    await waitFor(async () => isAuthFailure(await here.authenticate(client.secret)), 'the revocation to reach this instance', 5_000);
+    expect(await here.authenticate(client.secret)).toEqual({ status: 401, message: 'this API client has been revoked' });
+    expect(await there.authenticate(client.secret)).toEqual({ status: 401, message: 'this API client has been revoked' });
+  });
+
+  it('a client revoked by the CLI is refused by every door once the notification arrives', async () => {
+    const store = await createTestStore(server.db);
+    const client = await addApiClient(server.db, store.storeId, ['returns_read']);
+    const path = `/v2.2/stores/${store.storeId}/returns`;
+    expect((await call(server, 'GET', path, { secret: client.secret })).status).toBe(200);
+    expect((await call(server, 'GET', path, { secret: client.secret })).status).toBe(200);
+    await revokeApiClient(server.db.prisma, client.clientId);
+    await waitFor(async () => (await call(server, 'GET', path, { secret: client.secret })).status === 401, 'the REST door to refuse', 5_000);
+    expect((await call(server, 'GET', '/api/v1/warehouse/return/list', { secret: client.secret })).status).toBe(401);
+    expect((await call(server, 'POST', '/v3/graphql', { secret: client.secret, body: { query: '{ store { id } }' } })).status).toBe(401);
+  });
+});
