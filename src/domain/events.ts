@@ -36,23 +36,23 @@ export interface NewEvent {
   data: unknown;
 }
 
+// One statement: the event, and a pending delivery for each enabled subscription of the
+// store that names the topic (none is a no-op insert). Times are the transaction's, in
+// UTC like every timestamp Prisma writes.
+const RECORD_SQL = `
+WITH event AS (
+  INSERT INTO "Event" (id, "storeId", topic, "subjectId", data, "createdAt")
+  VALUES ($1, $2, $3, $4, $5::jsonb, now() AT TIME ZONE 'UTC')
+  RETURNING id
+)
+INSERT INTO "WebhookDelivery" (id, "eventId", "subscriptionId", "subjectId", "nextAttemptAt", "createdAt")
+SELECT 'dlv_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 20), event.id, s.id, $4, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+FROM event CROSS JOIN "WebhookSubscription" s
+WHERE s."storeId" = $2 AND s.enabled AND $3 = ANY(s.topics)
+ORDER BY s.id`;
+
 export async function recordEvent(tx: Tx, event: NewEvent): Promise<string> {
   const id = newId('event');
-  const data = JSON.parse(JSON.stringify(event.data ?? null));
-  await tx.event.create({ data: { id, storeId: event.storeId, topic: event.topic, subjectId: event.subjectId, data } });
-  const subscriptions = await tx.webhookSubscription.findMany({
-    where: { storeId: event.storeId, enabled: true, topics: { has: event.topic } },
-    select: { id: true },
-  });
-  if (subscriptions.length > 0) {
-    await tx.webhookDelivery.createMany({
-      data: subscriptions.map((s) => ({
-        id: newId('webhookDelivery'),
-        eventId: id,
-        subscriptionId: s.id,
-        subjectId: event.subjectId,
-      })),
-    });
-  }
+  await tx.$executeRawUnsafe(RECORD_SQL, id, event.storeId, event.topic, event.subjectId, JSON.stringify(event.data ?? null));
   return id;
 }
