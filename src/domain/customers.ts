@@ -304,26 +304,30 @@ const EXPECTED: Record<CustomFieldType, string> = {
 
 export type FieldDeclarations = Map<string, { id: string; type: CustomFieldType }>;
 
+// Declarations never change once made, so the ones read from the database (committed by
+// then) are kept per store: a request naming only known fields reads none. One made in a
+// transaction that may still roll back is cached only when a later request reads it.
+const declarationCache = new Map<string, FieldDeclarations>();
+
+function cachedDeclarations(storeId: string, names: string[]): FieldDeclarations | undefined {
+  const known = declarationCache.get(storeId);
+  if (!known || !names.every((name) => known.has(name))) return undefined;
+  return new Map(names.map((name) => [name, known.get(name)!]));
+}
+
+function remember(storeId: string, declared: { id: string; name: string; type: CustomFieldType }[]): void {
+  let known = declarationCache.get(storeId);
+  if (!known) declarationCache.set(storeId, (known = new Map()));
+  for (const d of declared) known.set(d.name, { id: d.id, type: d.type });
+}
+
 /**
  * Declares the fields that have no declaration yet and checks every value against its
  * field's type. Runs before any customer is locked (see the header).
  */
 export async function declareFields(tx: Tx, storeId: string, fields: ParsedField[]): Promise<FieldDeclarations> {
   if (fields.length === 0) return new Map();
-  const names = fields.map((f) => f.name);
-  const find = () => tx.customFieldDeclaration.findMany({ where: { storeId, name: { in: names } }, select: { id: true, name: true, type: true } });
-  let declared = await find();
-  if (declared.length < fields.length) {
-    const known = new Set(declared.map((d) => d.name));
-    const missing = fields.filter((f) => !known.has(f.name));
-    // A concurrent first use of the same name wins or loses here without an error; the re-read sees the winner.
-    await tx.customFieldDeclaration.createMany({
-      data: missing.map((f) => ({ id: newId('customField'), storeId, name: f.name, type: f.detected })),
-      skipDuplicates: true,
-    });
-    declared = await find();
-  }
-  const byName = new Map(declared.map((d) => [d.name, { id: d.id, type: d.type }]));
+  const byName = cachedDeclarations(storeId, fields.map((f) => f.name)) ?? (await readDeclarations(tx, storeId, fields));
   const issues: FieldIssue[] = [];
   for (const field of fields) {
     const declaration = byName.get(field.name)!;
@@ -336,6 +340,25 @@ export async function declareFields(tx: Tx, storeId: string, fields: ParsedField
   }
   if (issues.length > 0) throw Invalid.of(issues);
   return byName;
+}
+
+/** Reads the declarations of the fields, declaring the missing ones. */
+async function readDeclarations(tx: Tx, storeId: string, fields: ParsedField[]): Promise<FieldDeclarations> {
+  const names = fields.map((f) => f.name);
+  const find = () => tx.customFieldDeclaration.findMany({ where: { storeId, name: { in: names } }, select: { id: true, name: true, type: true } });
+  let declared = await find();
+  remember(storeId, declared);
+  if (declared.length < fields.length) {
+    const known = new Set(declared.map((d) => d.name));
+    const missing = fields.filter((f) => !known.has(f.name));
+    // A concurrent first use of the same name wins or loses here without an error; the re-read sees the winner.
+    await tx.customFieldDeclaration.createMany({
+      data: missing.map((f) => ({ id: newId('customField'), storeId, name: f.name, type: f.detected })),
+      skipDuplicates: true,
+    });
+    declared = await find();
+  }
+  return new Map(declared.map((d) => [d.name, { id: d.id, type: d.type }]));
 }
 
 function valueColumns(type: CustomFieldType, field: ParsedField) {

@@ -1,0 +1,37 @@
+// Statement budgets of the hottest REST operations (issue 10), counted with
+// db.onStatement: BEGIN, COMMIT and ROLLBACK are not counted. Timings are the bench's.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
+
+let server: TestServer;
+let store: TestStore;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  store = await createTestStore(server.db);
+});
+afterAll(async () => server?.close());
+
+async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const stop = server.db.onStatement(({ sql }) => {
+    if (!/^\s*(BEGIN|COMMIT|ROLLBACK)\b/i.test(sql)) seen.push(sql);
+  });
+  try {
+    await fn();
+  } finally {
+    stop();
+  }
+  return seen;
+}
+
+describe('statement budget', () => {
+  it('an upsert of an existing customer costs at most 5 statements besides BEGIN and COMMIT', async () => {
+    const path = `/v2.2/stores/${store.storeId}/customers`;
+    const body = (n: number) => ({ email: 'budget@example.com', firstName: 'Ada', lastName: `Budget ${n}`, customFields: { tier: 'gold', visits: n } });
+    expect((await call(server, 'PUT', path, { secret: store.secret, body: body(0) })).status).toBe(201);
+    await call(server, 'PUT', path, { secret: store.secret, body: body(1) });
+    const statements = await statementsOf(async () => expect((await call(server, 'PUT', path, { secret: store.secret, body: body(2) })).status).toBe(200));
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(5);
+  });
+});
