@@ -13,6 +13,7 @@ import './inventory.ts';
 import './purchasing.ts';
 import './inbound.ts';
 import './fulfillments.ts';
+import './orderSync.ts';
 import './inventoryItems.ts';
 import './coverage.ts';
 import './invoices.ts';

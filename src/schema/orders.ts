@@ -1,7 +1,7 @@
 // Orders: the Order and OrderLineItem types (also reached from returns), the order
 // lookups, and the createOrder mutation. Rules live in domain/orders.ts.
 import type { Scope } from '../auth/scopes.ts';
-import { createOrder, type OrderAddressInput } from '../domain/orders.ts';
+import { createOrder, type OrderAddressInput as AddressInput } from '../domain/orders.ts';
 import { builder } from './builder.ts';
 import { hasAnyScope, storeIdOf } from './context.ts';
 import { money, Money } from './scalars.ts';
@@ -11,7 +11,7 @@ import { Location } from './inventory.ts';
 const ORDER_AUDIENCE: readonly Scope[] = ['orders_read', 'orders_write', 'returns_read', 'returns_write'];
 
 /** The stored address JSON has the shape of the creation input's address. */
-type AddressShape = OrderAddressInput;
+type AddressShape = AddressInput;
 
 export const OrderAddress = builder.objectRef<AddressShape>('OrderAddress').implement({
   description: 'Shipping or billing address of an order (spec 2.4.4)',
@@ -165,7 +165,7 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const OrderAddressInput = builder.inputType('OrderAddressInput', {
+export const OrderAddressInput = builder.inputType('OrderAddressInput', {
   fields: (t) => ({
     address1: t.string({ required: false }),
     address2: t.string({ required: false }),
@@ -190,7 +190,7 @@ const OrderLineItemInput = builder.inputType('OrderLineItemInput', {
   }),
 });
 
-const OrderCustomerInput = builder.inputType('OrderCustomerInput', {
+export const OrderCustomerInput = builder.inputType('OrderCustomerInput', {
   fields: (t) => ({
     id: t.string({ required: false, description: "The merchant's customer id" }),
     email: t.string({ required: false }),

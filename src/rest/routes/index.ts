@@ -28,6 +28,7 @@
 import type { Route } from '../../routeTable.ts';
 import { coverageRoutes } from './coverage.ts';
 import { customerRoutes } from './customers.ts';
+import { customOrderRoutes } from './customOrders.ts';
 import { docsRoutes } from './docs.ts';
 import { inboundShipmentRoutes } from './inboundShipments.ts';
 import { inventoryLevelRoutes } from './inventoryLevels.ts';
@@ -50,6 +51,7 @@ export const restRoutes: Route[] = [
   ...webhookRoutes,
   ...customerRoutes,
   ...orderRoutes,
+  ...customOrderRoutes,
   ...returnRoutes,
   ...returnDetailRoutes,
   ...returnTagRoutes,
