@@ -14,6 +14,7 @@ import './purchasing.ts';
 import './inbound.ts';
 import './fulfillments.ts';
 import './orderSync.ts';
+import './productBulkUpload.ts';
 import './inventoryItems.ts';
 import './coverage.ts';
 import './invoices.ts';

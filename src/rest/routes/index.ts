@@ -36,6 +36,7 @@ import { invoiceRoutes } from './invoices.ts';
 import { openApiRoute } from './openapi.ts';
 import { orderRoutes } from './orders.ts';
 import { pageRoutes } from './pages.ts';
+import { productBulkUploadRoutes } from './productBulkUpload.ts';
 import { orderFulfillmentRoutes } from './orderFulfillments.ts';
 import { inventoryItemRoutes } from './inventoryItems.ts';
 import { returnRoutes } from './returns.ts';
@@ -59,6 +60,7 @@ export const restRoutes: Route[] = [
   ...inboundShipmentRoutes,
   ...orderFulfillmentRoutes,
   ...inventoryItemRoutes,
+  ...productBulkUploadRoutes,
   ...pageRoutes,
   ...coverageRoutes,
   ...storefrontRoutes,
