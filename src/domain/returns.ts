@@ -62,6 +62,8 @@ function assertAllowed(operation: ReturnOperation, target: { label: string; stat
 /** What computing a returned line's amounts reads; usable as a Prisma `select` on ReturnItem. */
 export const ITEM_AMOUNT_SELECT = {
   quantity: true,
+  unitPrice: true,
+  return: { select: { currency: true } },
   orderLineItem: {
     select: {
       price: true,
@@ -72,7 +74,10 @@ export const ITEM_AMOUNT_SELECT = {
   },
 } satisfies Prisma.ReturnItemSelect;
 
-export type ItemAmountSource = Prisma.ReturnItemGetPayload<{ select: typeof ITEM_AMOUNT_SELECT }>;
+type ItemAmountRow = Prisma.ReturnItemGetPayload<{ select: typeof ITEM_AMOUNT_SELECT }>;
+
+/** An ordered item needs only its line; an imported one (no line) its unit price and its return's currency. */
+export type ItemAmountSource = Omit<ItemAmountRow, 'unitPrice' | 'return'> & Partial<Pick<ItemAmountRow, 'unitPrice' | 'return'>>;
 
 export interface ReturnItemAmounts {
   currency: string;
@@ -90,8 +95,18 @@ function roundTo(value: DecimalValue, currency: string): DecimalValue {
   return value.toDecimalPlaces(currencyExponent(currency), Decimal.ROUND_HALF_UP);
 }
 
+/**
+ * An ordered item is worth its line's price less its share of the line's discount plus its
+ * share of the order's tax; an imported item (no order) its unit price, nothing deducted or added.
+ */
 export function returnItemAmounts(item: ItemAmountSource): ReturnItemAmounts {
   const line = item.orderLineItem;
+  if (!line) {
+    if (!item.return) throw new Error('an item without an order line needs its return selected');
+    const unitPrice = new Decimal(item.unitPrice ?? 0);
+    const zero = new Decimal(0);
+    return { currency: item.return.currency, unitPrice, discount: zero, tax: zero, amount: unitPrice.times(item.quantity) };
+  }
   const { currency, totalTax, subtotalPrice } = line.order;
   const unitPrice = new Decimal(line.price ?? 0);
   const gross = unitPrice.times(item.quantity);
@@ -151,7 +166,7 @@ function matches(candidate: RefCandidate, key: RefKey, value: string | number): 
     case 'number':
       return candidate.number === value;
     case 'orderName':
-      return candidate.order.name === value;
+      return candidate.order?.name === value;
     case 'orderId':
       return candidate.orderId === value;
   }
@@ -252,7 +267,7 @@ export async function claimedQuantities(tx: Db | Tx, lineIds: string[], exceptRe
     },
     _sum: { quantity: true },
   });
-  return new Map(rows.map((row) => [row.orderLineItemId, row._sum.quantity ?? 0]));
+  return new Map(rows.flatMap((row) => (row.orderLineItemId ? [[row.orderLineItemId, row._sum.quantity ?? 0] as const] : [])));
 }
 
 async function recordChange(
@@ -617,9 +632,10 @@ export async function resetReturn(db: Db, storeId: string, ref: ReturnRef): Prom
   return inTransaction(db, async (tx) => {
     const target = await lockReturn(tx, storeId, ref);
     assertAllowed('reset', target);
-    await lockOrder(tx, storeId, target.orderId);
+    // An imported return claims no order's units: nothing to check.
+    if (target.orderId) await lockOrder(tx, storeId, target.orderId);
     const lines = await tx.orderLineItem.findMany({
-      where: { id: { in: target.items.map((item) => item.orderLineItemId) } },
+      where: { id: { in: target.items.flatMap((item) => (item.orderLineItemId ? [item.orderLineItemId] : [])) } },
       select: { id: true, externalId: true, quantity: true },
     });
     const claimed = await claimedQuantities(tx, lines.map((line) => line.id), target.id);
@@ -777,8 +793,9 @@ export interface AsnRow {
   returnId: string;
   returnNumber: number;
   returnItemId: string;
-  orderId: string;
-  orderName: string;
+  /** Null for an imported return. */
+  orderId: string | null;
+  orderName: string | null;
   status: ReturnStatus;
   customerEmail: string | null;
   title: string;
@@ -798,6 +815,27 @@ export function barcodeOf(product: { upc: string | null; barcodes: string[] } | 
   return product?.upc ?? product?.barcodes[0] ?? null;
 }
 
+const CODES = { select: { upc: true, barcodes: true } } as const;
+
+/** What describing a returned item reads; usable as a Prisma `select` on ReturnItem. */
+export const ITEM_DESCRIPTION_SELECT = {
+  title: true,
+  sku: true,
+  barcode: true,
+  unitPrice: true,
+  product: CODES,
+  orderLineItem: { select: { title: true, sku: true, price: true, product: CODES } },
+} satisfies Prisma.ReturnItemSelect;
+
+type ItemDescriptionSource = Prisma.ReturnItemGetPayload<{ select: typeof ITEM_DESCRIPTION_SELECT }>;
+
+/** An ordered item is described by its order line; an imported one by what the import recorded (its product's values unless overridden). */
+export function describeItem(item: ItemDescriptionSource) {
+  const line = item.orderLineItem;
+  if (line) return { title: line.title, sku: line.sku, barcode: barcodeOf(line.product), unitPrice: line.price };
+  return { title: item.title ?? '', sku: item.sku, barcode: item.barcode ?? barcodeOf(item.product), unitPrice: item.unitPrice };
+}
+
 /**
  * One row per line item still on a return created in [from, to), oldest return first;
  * deleted returns are left out.
@@ -809,6 +847,7 @@ export async function listAsnRows(db: Db | Tx, storeId: string, window: { from: 
     orderBy: [{ return: { createdAt: 'asc' } }, { return: { number: 'asc' } }, { orderLineItem: { position: 'asc' } }, { id: 'asc' }],
     select: {
       id: true,
+      ...ITEM_DESCRIPTION_SELECT,
       return: {
         select: {
           id: true,
@@ -820,29 +859,29 @@ export async function listAsnRows(db: Db | Tx, storeId: string, window: { from: 
           labelStatus: true,
           createdAt: true,
           updatedAt: true,
+          customerEmail: true,
           order: { select: { id: true, name: true, customerEmail: true } },
         },
       },
-      orderLineItem: { select: { title: true, sku: true, price: true, product: { select: { upc: true, barcodes: true } } } },
     },
   });
-  return items.map(({ id, return: ret, orderLineItem: line }) => ({
-    returnId: ret.id,
-    returnNumber: ret.number,
-    returnItemId: id,
-    orderId: ret.order.id,
-    orderName: ret.order.name,
-    status: ret.status,
-    customerEmail: ret.order.customerEmail,
-    title: line.title,
-    sku: line.sku,
-    barcode: barcodeOf(line.product),
-    unitPrice: line.price,
-    currency: ret.currency,
-    carrier: ret.carrier,
-    trackingNumber: ret.trackingNumber,
-    labelStatus: ret.labelStatus,
-    createdAt: ret.createdAt,
-    updatedAt: ret.updatedAt,
-  }));
+  return items.map((item) => {
+    const ret = item.return;
+    return {
+      returnId: ret.id,
+      returnNumber: ret.number,
+      returnItemId: item.id,
+      orderId: ret.order?.id ?? null,
+      orderName: ret.order?.name ?? null,
+      status: ret.status,
+      customerEmail: ret.order ? ret.order.customerEmail : ret.customerEmail,
+      ...describeItem(item),
+      currency: ret.currency,
+      carrier: ret.carrier,
+      trackingNumber: ret.trackingNumber,
+      labelStatus: ret.labelStatus,
+      createdAt: ret.createdAt,
+      updatedAt: ret.updatedAt,
+    };
+  });
 }

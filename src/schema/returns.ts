@@ -7,13 +7,14 @@ import type { Scope } from '../auth/scopes.ts';
 import type { Return as ReturnRow } from '../generated/prisma/client.ts';
 import {
   addReturnNote,
-  barcodeOf,
   createReturn,
+  describeItem,
   deleteReturn,
   setReturnStatus,
   findReturnId,
   flagReturn,
   ITEM_AMOUNT_SELECT,
+  ITEM_DESCRIPTION_SELECT,
   itemRefund,
   listAsnRows,
   listReturns,
@@ -98,7 +99,12 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
     reason: t.exposeString('reason', { nullable: true }),
     outcome: t.expose('outcome', { nullable: false, type: ReturnOutcome }),
     removedAt: t.expose('removedAt', { type: 'DateTime', nullable: true, description: 'Set while the item is removed from the return' }),
-    orderLineItem: t.relation('orderLineItem', { nullable: false }),
+    orderLineItem: t.relation('orderLineItem', { nullable: true, description: 'The order line returned; null on an imported return' }),
+    product: t.relation('product', { nullable: true, description: 'The product an imported item names; null on an ordered item (see orderLineItem)' }),
+    title: t.string({ nullable: false, select: ITEM_DESCRIPTION_SELECT, resolve: (item) => describeItem(item).title }),
+    sku: t.string({ nullable: true, select: ITEM_DESCRIPTION_SELECT, resolve: (item) => describeItem(item).sku }),
+    variantTitle: t.exposeString('variantTitle', { nullable: true, description: 'As an import gave it' }),
+    condition: t.exposeString('condition', { nullable: true, description: 'As an import gave it' }),
     unitPrice: t.field({
       type: Money,
       nullable: false,
@@ -145,13 +151,13 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
         'Refunded or credited for these units: the amount recorded when the return was processed, the expected amount before; ' +
         'zero for EXCHANGE and KEEP',
       select: { outcome: true, refundAmount: true, ...ITEM_AMOUNT_SELECT },
-      resolve: (item) => money(itemRefund(item), item.orderLineItem.order.currency)!,
+      resolve: (item) => money(itemRefund(item), returnItemAmounts(item).currency)!,
     }),
     barcode: t.string({
       nullable: true,
-      description: "The matched product's UPC, else its first barcode",
-      select: { orderLineItem: { select: { product: { select: { upc: true, barcodes: true } } } } },
-      resolve: (item) => barcodeOf(item.orderLineItem.product),
+      description: "The matched product's UPC, else its first barcode (an imported item's own barcode first)",
+      select: ITEM_DESCRIPTION_SELECT,
+      resolve: (item) => describeItem(item).barcode,
     }),
     createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime' }),
   }),
@@ -188,7 +194,11 @@ export const Return = builder.prismaNode('Return', {
     status: t.expose('status', { nullable: false, type: ReturnStatus }),
     type: t.expose('type', { nullable: false, type: ReturnType }),
     currency: t.exposeString('currency', { nullable: false, description: 'ISO 4217 code' }),
-    order: t.relation('order', { nullable: false }),
+    order: t.relation('order', { nullable: true, description: 'Null for a return imported from another system' }),
+    externalReferenceId: t.exposeString('externalReferenceId', { nullable: true, description: "An imported return's own return/RMA id" }),
+    customerEmail: t.exposeString('customerEmail', { nullable: true, description: "The customer an imported return names (an ordered return's is its order's)" }),
+    customerFirstName: t.exposeString('customerFirstName', { nullable: true }),
+    customerLastName: t.exposeString('customerLastName', { nullable: true }),
     items: t.relation('items', {
       nullable: false,
       args: { includeRemoved: t.arg.boolean({ defaultValue: false, description: 'Also list the items removed from the return' }) },
@@ -202,14 +212,16 @@ export const Return = builder.prismaNode('Return', {
     destination: t.field({
       type: MailingAddress,
       nullable: true,
-      description: 'Address of the location receiving the return',
+      description: 'Address of the location receiving the return, else the address an import gave',
       select: {
+        destinationAddress: true,
         destinationLocation: {
           select: { name: true, street1: true, street2: true, city: true, stateCode: true, postalCode: true, countryCode: true },
         },
       },
-      resolve: ({ destinationLocation: location }) =>
-        location && {
+      resolve: ({ destinationLocation: location, destinationAddress }) => {
+        if (!location) return destinationAddress ? { name: null, ...(destinationAddress as Omit<MailingAddressShape, 'name'>) } : null;
+        return {
           name: location.name,
           line1: location.street1,
           line2: location.street2,
@@ -217,7 +229,8 @@ export const Return = builder.prismaNode('Return', {
           state: location.stateCode,
           postalCode: location.postalCode,
           country: location.countryCode,
-        },
+        };
+      },
     }),
     carrier: t.exposeString('carrier', { nullable: true }),
     trackingNumber: t.exposeString('trackingNumber', { nullable: true }),
@@ -252,8 +265,8 @@ export const ReturnAsnRow = builder.objectRef<AsnRow>('ReturnAsnRow').implement(
     returnId: t.exposeID('returnId', { nullable: false }),
     returnNumber: t.exposeInt('returnNumber', { nullable: false }),
     returnItemId: t.exposeID('returnItemId', { nullable: false }),
-    orderId: t.exposeID('orderId', { nullable: false }),
-    orderName: t.exposeString('orderName', { nullable: false }),
+    orderId: t.exposeID('orderId', { nullable: true, description: 'Null for an imported return' }),
+    orderName: t.exposeString('orderName', { nullable: true }),
     status: t.expose('status', { nullable: false, type: ReturnStatus }),
     customerEmail: t.exposeString('customerEmail', { nullable: true }),
     title: t.exposeString('title', { nullable: false }),
