@@ -13,6 +13,7 @@ import {
   setReturnStatus,
   findReturnId,
   flagReturn,
+  importReturns,
   ITEM_AMOUNT_SELECT,
   ITEM_DESCRIPTION_SELECT,
   itemRefund,
@@ -26,6 +27,7 @@ import {
   returnItemAmounts,
   returnTotal,
   type AsnRow,
+  type ImportedReturnResult,
   type ReturnPage,
   type ReturnRef,
 } from '../domain/returns.ts';
@@ -204,7 +206,7 @@ export const Return = builder.prismaNode('Return', {
       args: { includeRemoved: t.arg.boolean({ defaultValue: false, description: 'Also list the items removed from the return' }) },
       query: (args) => ({
         where: args.includeRemoved ? {} : { removedAt: null },
-        orderBy: [{ orderLineItem: { position: 'asc' as const } }, { id: 'asc' as const }],
+        orderBy: [{ orderLineItem: { position: 'asc' as const } }, { position: 'asc' as const }, { id: 'asc' as const }],
       }),
     }),
     notes: t.relation('notes', { nullable: false, query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
@@ -536,6 +538,80 @@ builder.mutationFields((t) => ({
     },
   }),
 }));
+
+// ---------------------------------------------------------------- imported returns
+
+const ImportedReturnItemInput = builder.inputType('ImportedReturnItemInput', {
+  fields: (t) => ({
+    productId: t.id({ required: true, description: 'Our product id (prd_), as bulkUpsertProductFamilies answers it' }),
+    quantity: t.int({ required: true }),
+    sku: t.string({ description: "The product's SKU when omitted" }),
+    barcode: t.string({ description: "The product's UPC or first barcode when omitted" }),
+    productTitle: t.string({ description: "The product's title when omitted" }),
+    variantTitle: t.string(),
+    reason: t.string(),
+    condition: t.string(),
+  }),
+});
+
+const ImportedReturnAddressInput = builder.inputType('ImportedReturnAddressInput', {
+  fields: (t) => ({
+    name: t.string(),
+    line1: t.string({ required: true }),
+    line2: t.string(),
+    city: t.string({ required: true }),
+    state: t.string(),
+    postalCode: t.string(),
+    country: t.string({ required: true, description: 'ISO 3166-1 alpha-2' }),
+    phone: t.string(),
+  }),
+});
+
+const ImportedReturnCustomerInput = builder.inputType('ImportedReturnCustomerInput', {
+  fields: (t) => ({ firstName: t.string(), lastName: t.string(), email: t.string() }),
+});
+
+const ImportReturnInput = builder.inputType('ImportReturnInput', {
+  fields: (t) => ({
+    items: t.field({ type: [ImportedReturnItemInput], required: true, description: 'At least one' }),
+    customer: t.field({ type: ImportedReturnCustomerInput }),
+    externalReferenceId: t.string({ description: "The merchant's own return/RMA id" }),
+    trackingNumber: t.string(),
+    carrier: t.string(),
+    notes: t.string({ description: "The return's first note" }),
+    idempotencyKey: t.string({ description: 'A retry with the same key answers the return already made' }),
+    currency: t.string({ description: 'ISO 4217; USD when omitted' }),
+    shippingAddress: t.field({ type: ImportedReturnAddressInput, description: 'Where the customer ships the return from' }),
+    merchantAddress: t.field({ type: ImportedReturnAddressInput, description: "Where the return goes; the store's default location when omitted" }),
+  }),
+});
+
+const ImportedReturnResult = builder.objectRef<ImportedReturnResult>('ImportedReturnResult').implement({
+  description: 'What became of one imported return, in the request order',
+  fields: (t) => ({
+    returnId: t.id({ nullable: true, resolve: (r) => (r.status === 'created' ? r.returnId : null) }),
+    replayed: t.boolean({ nullable: false, description: 'True when the idempotency key answered an earlier import', resolve: (r) => r.status === 'created' && r.replayed }),
+    error: t.string({ nullable: true, resolve: (r) => (r.status === 'error' ? r.error : null) }),
+  }),
+});
+
+builder.mutationField('importReturns', (t) =>
+  t.field({
+    type: [ImportedReturnResult],
+    nullable: false,
+    description:
+      'Imports up to 100 returns created outside (no order; items name products), each in its own transaction with its own result; ' +
+      'each emits return.created',
+    authScopes: { scope: 'returns_write' },
+    args: { returns: t.arg({ type: [ImportReturnInput], required: true }) },
+    resolve: (_root, args, ctx) =>
+      importReturns(
+        ctx.prisma,
+        storeIdOf(ctx),
+        args.returns.map((input) => ({ ...input, items: input.items.map((item) => ({ ...item, productId: String(item.productId) })) })),
+      ),
+  }),
+);
 
 // ---------------------------------------------------------------- return tags
 

@@ -49,7 +49,6 @@ export const NOT_YET_SERVED: readonly string[] = [
   'POST /stores/{storeId}/events',
   'POST /stores/{storeId}/events/bulk',
   'POST /stores/{storeId}/customer-subscriptions',
-  'POST /stores/{storeId}/returns/bulk',
   'GET /webhooks/{webhookId}',
   'PUT /webhooks/{webhookId}',
   'DELETE /webhooks/{webhookId}',

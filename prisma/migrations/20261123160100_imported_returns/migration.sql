@@ -9,6 +9,7 @@ ALTER COLUMN "orderId" DROP NOT NULL;
 -- AlterTable
 ALTER TABLE "ReturnItem" ADD COLUMN     "barcode" TEXT,
 ADD COLUMN     "condition" TEXT,
+ADD COLUMN     "position" INTEGER,
 ADD COLUMN     "productId" TEXT,
 ADD COLUMN     "sku" TEXT,
 ADD COLUMN     "title" TEXT,

@@ -40,6 +40,7 @@ import { productBulkUploadRoutes } from './productBulkUpload.ts';
 import { orderFulfillmentRoutes } from './orderFulfillments.ts';
 import { inventoryItemRoutes } from './inventoryItems.ts';
 import { returnRoutes } from './returns.ts';
+import { returnsBulkRoutes } from './returnsBulk.ts';
 import { returnDetailRoutes } from './returnDetail.ts';
 import { returnTagRoutes } from './returnTags.ts';
 import { storefrontRoutes } from './storefront.ts';
@@ -54,6 +55,7 @@ export const restRoutes: Route[] = [
   ...orderRoutes,
   ...customOrderRoutes,
   ...returnRoutes,
+  ...returnsBulkRoutes,
   ...returnDetailRoutes,
   ...returnTagRoutes,
   ...inventoryLevelRoutes,
