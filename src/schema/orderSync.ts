@@ -5,9 +5,9 @@ import { syncOrder } from '../domain/orderSync.ts';
 import { builder } from './builder.ts';
 import { storeIdOf } from './context.ts';
 import { FulfillmentLineInput } from './fulfillments.ts';
-import { Order, OrderAddressInput, OrderCustomerInput } from './orders.ts';
+import { Order, OrderAddressInput, OrderCustomerInput, orderLineInputFields } from './orders.ts';
 
-type FieldBuilder = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
+type FieldBuilder = Parameters<typeof orderLineInputFields>[0];
 
 /** A list of amounts, each >= 0 in the order currency. */
 function amounts(t: FieldBuilder, description: string) {
@@ -16,14 +16,7 @@ function amounts(t: FieldBuilder, description: string) {
 
 const OrderSyncLineItemInput = builder.inputType('OrderSyncLineItemInput', {
   fields: (t) => ({
-    id: t.string({ required: true, description: "The merchant's line item id, unique in the order; the key a re-sync keeps the line by" }),
-    productId: t.string({ required: true, description: "The merchant's product id; matches our product when it is our prd_ id" }),
-    title: t.string({ required: true }),
-    quantity: t.int({ required: true, description: '1 to 1000' }),
-    variantId: t.string({ required: false }),
-    sku: t.string({ required: false, description: "Matches the store's product with this sku when productId does not" }),
-    price: t.field({ type: 'Decimal', required: false, description: 'Unit price before tax and discounts' }),
-    imageUrl: t.string({ required: false }),
+    ...orderLineInputFields(t),
     discounts: amounts(t, 'Discounts on the whole line (all its units)'),
     taxes: amounts(t, 'Taxes on the whole line (all its units)'),
   }),

@@ -176,8 +176,11 @@ export const OrderAddressInput = builder.inputType('OrderAddressInput', {
   }),
 });
 
-const OrderLineItemInput = builder.inputType('OrderLineItemInput', {
-  fields: (t) => ({
+type InputFieldBuilder = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
+
+/** The fields an order line has in every input that carries one (creation and sync). */
+export function orderLineInputFields(t: InputFieldBuilder) {
+  return {
     id: t.string({ required: true, description: "The merchant's line item id, unique in the order" }),
     productId: t.string({ required: true, description: "The merchant's product id; matches our product when it is our prd_ id" }),
     title: t.string({ required: true }),
@@ -186,6 +189,12 @@ const OrderLineItemInput = builder.inputType('OrderLineItemInput', {
     sku: t.string({ required: false, description: "Matches the store's product with this sku when productId does not" }),
     price: t.field({ type: 'Decimal', required: false, description: '>= 0, in the order currency' }),
     imageUrl: t.string({ required: false }),
+  };
+}
+
+const OrderLineItemInput = builder.inputType('OrderLineItemInput', {
+  fields: (t) => ({
+    ...orderLineInputFields(t),
     discount: t.field({ type: 'Decimal', required: false, description: '>= 0, in the order currency' }),
   }),
 });
