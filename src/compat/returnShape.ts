@@ -29,11 +29,13 @@ export const COMPAT_RETURN_FRAGMENT = `
   fragment CompatReturn on Return {
     id number status createdAt updatedAt currency carrier trackingNumber labelStatus labelUrl
     total { amount }
+    customerEmail
     order { id name submittedCustomer { email } }
     items {
-      id reason outcome barcode
+      id reason outcome barcode title sku
       unitPrice { amount } discount { amount } tax { amount } refund { amount }
-      orderLineItem { title sku externalProductId externalVariantId }
+      orderLineItem { externalProductId externalVariantId }
+      product { id }
     }
   }`;
 
@@ -53,17 +55,23 @@ export interface CompatReturnNode {
   labelStatus: string | null;
   labelUrl: string | null;
   total: Amount;
-  order: { id: string; name: string; submittedCustomer: { email: string | null } | null };
+  customerEmail: string | null;
+  /** Null for a return imported from another system. */
+  order: { id: string; name: string; submittedCustomer: { email: string | null } | null } | null;
   items: {
     id: string;
     reason: string | null;
     outcome: string;
     barcode: string | null;
+    title: string;
+    sku: string | null;
     unitPrice: Amount;
     discount: Amount;
     tax: Amount;
     refund: Amount;
-    orderLineItem: { title: string; sku: string | null; externalProductId: string; externalVariantId: string | null };
+    /** Null on an imported return, whose items name our product instead. */
+    orderLineItem: { externalProductId: string; externalVariantId: string | null } | null;
+    product: { id: string } | null;
   }[];
 }
 
@@ -81,9 +89,9 @@ export function compatReturn(node: CompatReturnNode) {
     state: stateOf(node.status),
     created_at: node.createdAt,
     updated_at: node.updatedAt,
-    order_id: node.order.id,
-    order_name: node.order.name,
-    customer: node.order.submittedCustomer?.email ?? null,
+    order_id: node.order?.id ?? null,
+    order_name: node.order?.name ?? null,
+    customer: node.order ? (node.order.submittedCustomer?.email ?? null) : node.customerEmail,
     currency: node.currency,
     total: node.total.amount,
     outcome: outcomeOf(node.items),
@@ -93,10 +101,10 @@ export function compatReturn(node: CompatReturnNode) {
     label_url: node.labelUrl,
     line_items: node.items.map((item) => ({
       line_item_id: item.id,
-      product_id: item.orderLineItem.externalProductId,
-      variant_id: item.orderLineItem.externalVariantId,
-      sku: item.orderLineItem.sku,
-      title: item.orderLineItem.title,
+      product_id: item.orderLineItem?.externalProductId ?? item.product?.id ?? null,
+      variant_id: item.orderLineItem?.externalVariantId ?? null,
+      sku: item.sku,
+      title: item.title,
       price: item.unitPrice.amount,
       discount: item.discount.amount,
       tax: item.tax.amount,
@@ -148,8 +156,8 @@ export interface AsnRowNode {
   returnId: string;
   returnNumber: number;
   returnItemId: string;
-  orderId: string;
-  orderName: string;
+  orderId: string | null;
+  orderName: string | null;
   status: string;
   customerEmail: string | null;
   title: string;

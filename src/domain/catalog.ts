@@ -99,7 +99,7 @@ export function count(issues: InputIssues, path: string, value: number, min: num
   return value;
 }
 
-function measure(issues: InputIssues, path: string, value: number | null | undefined): number | null {
+export function measure(issues: InputIssues, path: string, value: number | null | undefined): number | null {
   if (value === undefined || value === null) return null;
   if (!Number.isFinite(value) || value < 0) issues.add(path, 'must be a number of at least 0');
   return value;
@@ -388,7 +388,7 @@ async function checkOptionValues(
   return chosen;
 }
 
-async function checkUniqueSku(tx: Tx, storeId: string, sku: string | null | undefined, productId?: string) {
+export async function checkUniqueSku(tx: Tx, storeId: string, sku: string | null | undefined, productId?: string) {
   if (!sku) return;
   const other = await tx.product.findFirst({ where: { storeId, sku, ...(productId ? { NOT: { id: productId } } : {}) }, select: { id: true } });
   if (other) throw new Conflict(`SKU ${sku} is already used by product ${other.id}`, { path: 'sku' });
@@ -472,7 +472,7 @@ export interface ProductFamilyInput {
   attributes?: AttributeValueInput[] | null;
 }
 
-function checkFamilyOptions(issues: InputIssues, options: readonly FamilyOptionInput[]): FamilyOptionInput[] {
+export function checkFamilyOptions(issues: InputIssues, options: readonly FamilyOptionInput[]): FamilyOptionInput[] {
   const names: string[] = [];
   return options.map((option, index) => {
     const name = requiredText(issues, `options.${index}.name`, option.name, 100);
@@ -485,7 +485,7 @@ function checkFamilyOptions(issues: InputIssues, options: readonly FamilyOptionI
 }
 
 /** Replaces the family's options by `options`; values or options still used by a variant cannot go. */
-async function writeFamilyOptions(tx: Tx, familyId: string, options: FamilyOptionInput[]) {
+export async function writeFamilyOptions(tx: Tx, familyId: string, options: FamilyOptionInput[]) {
   const existing = await tx.productFamilyOption.findMany({
     where: { familyId },
     include: { optionValues: { select: { value: true, productId: true } } },

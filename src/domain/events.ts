@@ -14,6 +14,7 @@ export const TOPICS = [
   'return.created',
   'return.updated',
   'order.created',
+  'order.updated',
   'order.deleted',
   'fulfillment.created',
   'fulfillment.updated',

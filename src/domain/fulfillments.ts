@@ -9,8 +9,7 @@ import { parseIsoDateTime } from './customers.ts';
 import { Conflict, NotFound } from './errors.ts';
 import { recordEvent } from './events.ts';
 import { newId } from './ids.ts';
-import { changeLevel } from './inventory.ts';
-import { MAX_LINE_QUANTITY } from './orders.ts';
+import { MAX_LINE_QUANTITY, releaseCommitments } from './orders.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';
 
 export const SHIPMENT_STATUSES = [
@@ -229,14 +228,101 @@ export async function deleteOrder(db: Db | Tx, storeId: string, orderReference: 
     await tx.$queryRaw`SELECT id FROM "Order" WHERE id = ${order.id} FOR UPDATE`;
     const returns = await tx.return.count({ where: { orderId: order.id } });
     if (returns > 0) throw new Conflict(`order ${order.externalId} has ${returns} return(s) and cannot be deleted`, { path: 'orderId' });
-    const lines = await tx.orderLineItem.findMany({ where: { orderId: order.id, committedLevelId: { not: null } } });
-    const byLevel = new Map<string, number>();
-    for (const line of lines) byLevel.set(line.committedLevelId!, (byLevel.get(line.committedLevelId!) ?? 0) + line.quantity);
-    for (const levelId of [...byLevel.keys()].sort()) {
-      await changeLevel(tx, levelId, { committed: -byLevel.get(levelId)! }, { reason: 'order_deleted', referenceId: order.id }, undefined, { allowOvercommit: true });
-    }
+    await releaseCommitments(tx, order.id, 'order_deleted');
     await tx.order.delete({ where: { id: order.id } });
     await recordEvent(tx, { storeId, topic: 'order.deleted', subjectId: order.id, data: { id: order.id, externalId: order.externalId, name: order.name } });
     return order;
   });
+}
+
+export interface SyncedFulfillmentInput {
+  /** The merchant's fulfillment id, unique in the order. */
+  fulfillmentId: string;
+  lineItems: { id: string; quantity: number }[];
+  tracking?: { carrier?: string | null; code: string } | null;
+  /** When the shipment was delivered; makes its status delivered. */
+  deliveredAt?: Date | string | null;
+}
+
+type ParsedSyncedFulfillment = {
+  externalId: string;
+  trackingCompany: string | null;
+  trackingNumber: string | null;
+  deliveredAt: Date | null;
+  lines: Map<string, number>;
+};
+
+function parseSyncedFulfillments(issues: InputIssues, orderLines: { id: string; externalId: string; quantity: number }[], inputs: SyncedFulfillmentInput[]) {
+  const shipped = new Map<string, number>();
+  const seen = new Set<string>();
+  const parsed = inputs.map((input, i): ParsedSyncedFulfillment => {
+    const path = `fulfillments.${i}`;
+    const externalId = optionalText(issues, `${path}.fulfillmentId`, input.fulfillmentId) ?? '';
+    if (!externalId) issues.add(`${path}.fulfillmentId`, 'must not be empty');
+    else if (seen.has(externalId)) issues.add(`${path}.fulfillmentId`, `fulfillment ${externalId} appears twice in the order`);
+    seen.add(externalId);
+    const lines = new Map<string, number>();
+    input.lineItems.forEach((item, j) => {
+      const line = orderLines.find((l) => l.externalId === item.id) ?? orderLines.find((l) => l.id === item.id);
+      if (!line) return issues.add(`${path}.lineItems.${j}.id`, `the order has no line item ${item.id}`);
+      if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > MAX_LINE_QUANTITY) {
+        return issues.add(`${path}.lineItems.${j}.quantity`, `must be an integer from 1 to ${MAX_LINE_QUANTITY}`);
+      }
+      lines.set(line.id, (lines.get(line.id) ?? 0) + item.quantity);
+      const total = (shipped.get(line.id) ?? 0) + item.quantity;
+      if (total > line.quantity) issues.add(`${path}.lineItems.${j}.quantity`, `line item ${line.externalId} ordered ${line.quantity}; the fulfillments ship ${total}`);
+      shipped.set(line.id, total);
+    });
+    return {
+      externalId,
+      trackingCompany: input.tracking ? (optionalText(issues, `${path}.tracking.carrier`, input.tracking.carrier ?? null) ?? null) : null,
+      trackingNumber: input.tracking ? (optionalText(issues, `${path}.tracking.code`, input.tracking.code) ?? null) : null,
+      deliveredAt: parseInstant(issues, `${path}.deliveredAt`, input.deliveredAt),
+      lines,
+    };
+  });
+  return parsed;
+}
+
+/** What a fulfillment.updated subscriber would see change. */
+function fulfillmentFingerprint(f: { trackingCompany: string | null; trackingNumber: string | null; deliveredAt: Date | null }, lines: Map<string, number>): string {
+  return JSON.stringify([f.trackingCompany, f.trackingNumber, f.deliveredAt?.toISOString() ?? null, [...lines].sort()]);
+}
+
+/**
+ * Makes the order's fulfillments exactly `inputs` (a synced order sends its full set): one
+ * with a known fulfillmentId takes the new lines and tracking, a new one is created, the
+ * others are deleted. Over all of them a line never ships more than it ordered. A delivery
+ * date makes the status delivered; otherwise the status the tracking updates set is kept.
+ */
+export async function replaceFulfillments(tx: Tx, storeId: string, order: Order, inputs: SyncedFulfillmentInput[]): Promise<void> {
+  const orderLines = await tx.orderLineItem.findMany({ where: { orderId: order.id }, select: { id: true, externalId: true, quantity: true } });
+  const issues = new InputIssues();
+  const parsed = parseSyncedFulfillments(issues, orderLines, inputs);
+  issues.throwIfAny();
+  const existing = await tx.fulfillment.findMany({ where: { orderId: order.id }, include: { lineItems: true } });
+  const dropped = existing.filter((f) => !parsed.some((p) => p.externalId === f.externalId));
+  if (dropped.length > 0) await tx.fulfillment.deleteMany({ where: { id: { in: dropped.map((f) => f.id) } } });
+  for (const wanted of parsed) {
+    const current = existing.find((f) => f.externalId === wanted.externalId);
+    const lineItems = { create: [...wanted.lines].map(([orderLineItemId, quantity]) => ({ id: newId('fulfillmentLineItem'), orderLineItemId, quantity })) };
+    const tracking = { trackingCompany: wanted.trackingCompany, trackingNumber: wanted.trackingNumber, deliveredAt: wanted.deliveredAt };
+    let fulfillment: Fulfillment;
+    if (!current) {
+      const status = wanted.deliveredAt ? 'delivered' : 'pre_transit';
+      fulfillment = await tx.fulfillment.create({ data: { id: newId('fulfillment'), storeId, orderId: order.id, externalId: wanted.externalId, status, ...tracking, lineItems } });
+    } else {
+      const before = fulfillmentFingerprint(current, new Map(current.lineItems.map((l) => [l.orderLineItemId, l.quantity])));
+      if (before === fulfillmentFingerprint(wanted, wanted.lines)) continue;
+      await tx.fulfillmentLineItem.deleteMany({ where: { fulfillmentId: current.id } });
+      const status = wanted.deliveredAt ? 'delivered' : current.status;
+      fulfillment = await tx.fulfillment.update({ where: { id: current.id }, data: { status, ...tracking, deliveredAt: wanted.deliveredAt ?? (status === 'delivered' ? current.deliveredAt : null), lineItems } });
+    }
+    await recordEvent(tx, {
+      storeId,
+      topic: current ? 'fulfillment.updated' : 'fulfillment.created',
+      subjectId: fulfillment.id,
+      data: await fulfillmentEventData(tx, fulfillment, order),
+    });
+  }
 }

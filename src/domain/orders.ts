@@ -3,15 +3,16 @@
 // fulfillment location and records order.created. The merchant's orderId is unique per
 // store (unique index, inserted with ON CONFLICT DO NOTHING, so a concurrent duplicate
 // is a Conflict and never a database error).
-import type { Location, Order, Prisma, Store } from '../generated/prisma/client.ts';
+import { Prisma, type Location, type Order, type Store } from '../generated/prisma/client.ts';
 import { currencyCode, InputIssues, optionalText, requiredText, textList } from './catalog.ts';
 import { isEmail, normalizeEmail, parseIsoDateTime } from './customers.ts';
 import { Conflict, Invalid } from './errors.ts';
 import { recordCoverageSold } from './coverage.ts';
 import { recordEvent } from './events.ts';
 import { newId } from './ids.ts';
-import { commitStock, ensureLevel, visibleLocationWhere } from './inventory.ts';
+import { changeLevel, commitStock, ensureLevel, visibleLocationWhere } from './inventory.ts';
 import { formatAmount, toDecimal, type DecimalValue } from './money.ts';
+import { claimedQuantities } from './returns.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';
 
 export const MAX_LINE_QUANTITY = 1000;
@@ -19,7 +20,7 @@ export const MAX_LINE_QUANTITY = 1000;
 const MAX_AMOUNT_INTEGER_DIGITS = 15;
 const MAX_AMOUNT_FRACTION_DIGITS = 4;
 
-type Amount = string | number;
+export type Amount = string | number;
 
 export interface OrderAddressInput {
   address1?: string | null;
@@ -70,7 +71,7 @@ export interface OrderInput {
 }
 
 /** An exact, non-negative amount that fits the amount columns. */
-function amount(issues: InputIssues, path: string, value: Amount | null | undefined): DecimalValue | null {
+export function amount(issues: InputIssues, path: string, value: Amount | null | undefined): DecimalValue | null {
   if (value === undefined || value === null) return null;
   let decimal: DecimalValue;
   try {
@@ -159,7 +160,8 @@ function parseCustomer(issues: InputIssues, input: OrderCustomerInput | null | u
   };
 }
 
-function parseOrder(input: OrderInput) {
+/** The order's columns and lines, every problem of the input refused at once (Invalid) before anything is written. */
+export function parseOrder(input: OrderInput) {
   const issues = new InputIssues();
   const parsed = {
     externalId: requiredText(issues, 'orderId', input.orderId),
@@ -182,7 +184,7 @@ function parseOrder(input: OrderInput) {
   return parsed;
 }
 
-type ParsedOrder = ReturnType<typeof parseOrder>;
+export type ParsedOrder = ReturnType<typeof parseOrder>;
 
 /**
  * The location the order is fulfilled from and commits stock at: the one it names (the
@@ -319,37 +321,64 @@ function orderEventData(order: Order, lines: ParsedLine[], matches: (MatchedProd
   };
 }
 
-async function writeOrder(tx: Tx, storeId: string, parsed: ParsedOrder): Promise<Order> {
-  // Taking the next number locks the store row, so order numbers never repeat or skip.
+/** The store's customer with the order's e-mail, if any. */
+async function customerIdOf(tx: Tx, storeId: string, parsed: ParsedOrder): Promise<string | null> {
+  const email = parsed.customer.customerEmail;
+  if (!email) return null;
+  const customer = await tx.customer.findUnique({ where: { storeId_email: { storeId, email } }, select: { id: true } });
+  return customer?.id ?? null;
+}
+
+/** The order's own columns (everything but its id, store, name and number). */
+function orderColumns(parsed: ParsedOrder, currency: string, customerId: string | null) {
+  return {
+    externalId: parsed.externalId,
+    placedAt: parsed.placedAt,
+    currency,
+    totalPrice: parsed.totalPrice,
+    subtotalPrice: parsed.subtotalPrice,
+    totalTax: parsed.totalTax,
+    totalDiscount: parsed.totalDiscount,
+    tags: parsed.tags,
+    customerId,
+    ...parsed.customer,
+    shippingMethod: parsed.shippingMethod,
+    shippingCost: parsed.shippingCost,
+    shippingAddress: parsed.shippingAddress ?? Prisma.DbNull,
+    billingAddress: parsed.billingAddress ?? Prisma.DbNull,
+  };
+}
+
+/** A line's columns, as matched to our product and committed at its level. */
+function lineColumns(line: ParsedLine, match: MatchedProduct | null, oversold: number) {
+  return {
+    position: line.index,
+    externalId: line.externalId,
+    externalProductId: line.externalProductId,
+    externalVariantId: line.externalVariantId,
+    title: line.title,
+    quantity: line.quantity,
+    sku: line.sku,
+    price: line.price,
+    discount: line.discount,
+    imageUrl: line.imageUrl,
+    productId: match?.id ?? null,
+    committedLevelId: match?.levelId ?? null,
+    oversoldQuantity: oversold,
+  };
+}
+
+/**
+ * Writes a new order: a Conflict when the store already has its orderId. Taking the next
+ * number locks the store row, so order numbers never repeat or skip.
+ */
+export async function insertOrder(tx: Tx, storeId: string, parsed: ParsedOrder): Promise<Order> {
   const store = await tx.store.update({ where: { id: storeId }, data: { nextOrderNumber: { increment: 1 } } });
   const location = await fulfillmentLocation(tx, store, parsed.locationId);
   const matches = await matchProducts(tx, storeId, parsed.lines, location);
-  const customer = parsed.customer.customerEmail
-    ? await tx.customer.findUnique({ where: { storeId_email: { storeId, email: parsed.customer.customerEmail } }, select: { id: true } })
-    : null;
   const id = newId('order');
   const [order] = await tx.order.createManyAndReturn({
-    data: [
-      {
-        id,
-        storeId,
-        externalId: parsed.externalId,
-        name: `#${store.nextOrderNumber - 1}`,
-        placedAt: parsed.placedAt,
-        currency: parsed.currency ?? store.currency,
-        totalPrice: parsed.totalPrice,
-        subtotalPrice: parsed.subtotalPrice,
-        totalTax: parsed.totalTax,
-        totalDiscount: parsed.totalDiscount,
-        tags: parsed.tags,
-        customerId: customer?.id ?? null,
-        ...parsed.customer,
-        shippingMethod: parsed.shippingMethod,
-        shippingCost: parsed.shippingCost,
-        shippingAddress: parsed.shippingAddress,
-        billingAddress: parsed.billingAddress,
-      },
-    ],
+    data: [{ id, storeId, name: `#${store.nextOrderNumber - 1}`, ...orderColumns(parsed, parsed.currency ?? store.currency, await customerIdOf(tx, storeId, parsed)) }],
     skipDuplicates: true,
   });
   if (!order) throw new Conflict(`an order with orderId "${parsed.externalId}" already exists`, { path: 'orderId' });
@@ -360,24 +389,7 @@ async function writeOrder(tx: Tx, storeId: string, parsed: ParsedOrder): Promise
   const oversold = await commitLines(tx, storeId, id, parsed.lines, matches);
   const lineIds = parsed.lines.map(() => newId('orderLineItem'));
   await tx.orderLineItem.createMany({
-    data: parsed.lines.map((line, i) => ({
-      id: lineIds[i],
-      orderId: id,
-      position: line.index,
-      externalId: line.externalId,
-      externalProductId: line.externalProductId,
-      externalVariantId: line.externalVariantId,
-      title: line.title,
-      quantity: line.quantity,
-      sku: line.sku,
-      price: line.price,
-      discount: line.discount,
-      imageUrl: line.imageUrl,
-      productId: matches[i]?.id ?? null,
-      fulfillmentGroupId: groupId,
-      committedLevelId: matches[i]?.levelId ?? null,
-      oversoldQuantity: oversold[i],
-    })),
+    data: parsed.lines.map((line, i) => ({ id: lineIds[i], orderId: id, fulfillmentGroupId: groupId, ...lineColumns(line, matches[i], oversold[i]) })),
   });
   await recordCoverageSold(tx, order, parsed.lines.map((line, i) => ({ ...line, id: lineIds[i] })));
   await recordEvent(tx, {
@@ -389,6 +401,98 @@ async function writeOrder(tx: Tx, storeId: string, parsed: ParsedOrder): Promise
   return order;
 }
 
+/** Gives back the stock every committed line of the order holds, level by level in id order. */
+export async function releaseCommitments(tx: Tx, orderId: string, reason: string): Promise<void> {
+  const lines = await tx.orderLineItem.findMany({ where: { orderId, committedLevelId: { not: null } } });
+  const byLevel = new Map<string, number>();
+  for (const line of lines) byLevel.set(line.committedLevelId!, (byLevel.get(line.committedLevelId!) ?? 0) + line.quantity);
+  for (const levelId of [...byLevel.keys()].sort()) {
+    await changeLevel(tx, levelId, { committed: -byLevel.get(levelId)! }, { reason, referenceId: orderId }, undefined, { allowOvercommit: true });
+  }
+}
+
+type StoredLine = { id: string; externalId: string; quantity: number; productId: string | null; committedLevelId: string | null; oversoldQuantity: number };
+
+/** Lines returns point at: removing one would rewrite a return's history; lowering one below its claimed units would over-return it. */
+async function checkReturnedLines(tx: Tx, existing: StoredLine[], lines: ParsedLine[]): Promise<void> {
+  const ids = existing.map((line) => line.id);
+  const claimed = await claimedQuantities(tx, ids);
+  const referenced = await tx.returnItem.groupBy({ by: ['orderLineItemId'], where: { orderLineItemId: { in: ids } }, _count: { _all: true } });
+  const issues = new InputIssues();
+  for (const line of existing) {
+    const kept = lines.find((l) => l.externalId === line.externalId);
+    const units = claimed.get(line.id) ?? 0;
+    if (!kept && referenced.some((r) => r.orderLineItemId === line.id)) {
+      issues.add('lineItems', `line item ${line.externalId} is on a return and cannot be removed from the order`);
+    } else if (kept && kept.quantity < units) {
+      issues.add(`lineItems.${kept.index}.quantity`, `line item ${line.externalId} has ${units} unit(s) claimed by returns; its quantity cannot go below that`);
+    }
+  }
+  issues.throwIfAny();
+}
+
+/** True when every line keeps its quantity, product and level, none comes and none goes. */
+function sameStock(existing: StoredLine[], lines: ParsedLine[], matches: (MatchedProduct | null)[]): boolean {
+  return (
+    existing.length === lines.length &&
+    lines.every((line, i) => {
+      const stored = existing.find((l) => l.externalId === line.externalId);
+      return stored && stored.quantity === line.quantity && stored.productId === (matches[i]?.id ?? null) && stored.committedLevelId === (matches[i]?.levelId ?? null);
+    })
+  );
+}
+
+/**
+ * Replaces an existing order's contents by `parsed` (a synced order sends all of it), keeping
+ * its id, name, fulfillment location and the ids of the lines it keeps, which returns and
+ * fulfillments point at. Stock follows the lines: when a line's quantity or product changed,
+ * or lines came or went, the order's commitments are given back and the new lines committed.
+ */
+export async function rewriteOrder(tx: Tx, storeId: string, order: Order, parsed: ParsedOrder): Promise<Order> {
+  await tx.$queryRaw`SELECT id FROM "Order" WHERE id = ${order.id} FOR UPDATE`;
+  const existing = await tx.orderLineItem.findMany({ where: { orderId: order.id } });
+  await checkReturnedLines(tx, existing, parsed.lines);
+  const group = await tx.fulfillmentGroup.findFirst({ where: { orderId: order.id }, orderBy: { createdAt: 'asc' }, include: { location: true } });
+  const location = group?.location ?? (await fulfillmentLocation(tx, await tx.store.findUniqueOrThrow({ where: { id: storeId } }), null));
+  const matches = await matchProducts(tx, storeId, parsed.lines, location);
+  let oversold: number[];
+  if (sameStock(existing, parsed.lines, matches)) {
+    oversold = parsed.lines.map((line) => existing.find((l) => l.externalId === line.externalId)!.oversoldQuantity);
+  } else {
+    await releaseCommitments(tx, order.id, 'order_updated');
+    oversold = await commitLines(tx, storeId, order.id, parsed.lines, matches);
+  }
+  const gone = existing.filter((line) => !parsed.lines.some((l) => l.externalId === line.externalId));
+  if (gone.length > 0) await tx.orderLineItem.deleteMany({ where: { id: { in: gone.map((line) => line.id) } } });
+  const lineIds: string[] = [];
+  const added: (ParsedLine & { id: string })[] = [];
+  for (const [i, line] of parsed.lines.entries()) {
+    const stored = existing.find((l) => l.externalId === line.externalId);
+    const columns = lineColumns(line, matches[i], oversold[i]);
+    if (stored) {
+      await tx.orderLineItem.update({ where: { id: stored.id }, data: columns });
+      lineIds.push(stored.id);
+    } else {
+      const id = newId('orderLineItem');
+      await tx.orderLineItem.create({ data: { id, orderId: order.id, fulfillmentGroupId: group?.id ?? null, ...columns } });
+      lineIds.push(id);
+      added.push({ ...line, id });
+    }
+  }
+  const updated = await tx.order.update({
+    where: { id: order.id },
+    data: orderColumns(parsed, parsed.currency ?? order.currency, await customerIdOf(tx, storeId, parsed)),
+  });
+  await recordCoverageSold(tx, updated, added);
+  await recordEvent(tx, {
+    storeId,
+    topic: 'order.updated',
+    subjectId: order.id,
+    data: orderEventData(updated, parsed.lines, matches, lineIds, oversold, location.id),
+  });
+  return updated;
+}
+
 /**
  * Creates an order in one transaction. Invalid input is refused before anything is
  * written; a duplicate orderId is a Conflict. A valid order is always accepted: its
@@ -396,5 +500,5 @@ async function writeOrder(tx: Tx, storeId: string, parsed: ParsedOrder): Promise
  */
 export async function createOrder(db: Db | Tx, storeId: string, input: OrderInput): Promise<Order> {
   const parsed = parseOrder(input);
-  return inTransaction(db, (tx) => writeOrder(tx, storeId, parsed));
+  return inTransaction(db, (tx) => insertOrder(tx, storeId, parsed));
 }

@@ -5,7 +5,9 @@
 // then writes, so a refused operation leaves nothing behind.
 import crypto from 'node:crypto';
 import { Prisma, type ReturnOutcome, type ReturnStatus, type ReturnType } from '../generated/prisma/client.ts';
-import { Conflict, Invalid, isUniqueViolation, NotFound, UnprocessableState, type FieldIssue } from './errors.ts';
+import { countryCode, currencyCode, InputIssues, optionalText, requiredText } from './catalog.ts';
+import { isEmail, normalizeEmail } from './customers.ts';
+import { Conflict, Invalid, isDomainError, isUniqueViolation, NotFound, UnprocessableState, type FieldIssue } from './errors.ts';
 import { recordEvent } from './events.ts';
 import { chargeReturnProcessingFee } from './invoices.ts';
 import { newId, newReturnId } from './ids.ts';
@@ -62,6 +64,8 @@ function assertAllowed(operation: ReturnOperation, target: { label: string; stat
 /** What computing a returned line's amounts reads; usable as a Prisma `select` on ReturnItem. */
 export const ITEM_AMOUNT_SELECT = {
   quantity: true,
+  unitPrice: true,
+  return: { select: { currency: true } },
   orderLineItem: {
     select: {
       price: true,
@@ -72,7 +76,10 @@ export const ITEM_AMOUNT_SELECT = {
   },
 } satisfies Prisma.ReturnItemSelect;
 
-export type ItemAmountSource = Prisma.ReturnItemGetPayload<{ select: typeof ITEM_AMOUNT_SELECT }>;
+type ItemAmountRow = Prisma.ReturnItemGetPayload<{ select: typeof ITEM_AMOUNT_SELECT }>;
+
+/** An ordered item needs only its line; an imported one (no line) its unit price and its return's currency. */
+export type ItemAmountSource = Omit<ItemAmountRow, 'unitPrice' | 'return'> & Partial<Pick<ItemAmountRow, 'unitPrice' | 'return'>>;
 
 export interface ReturnItemAmounts {
   currency: string;
@@ -90,8 +97,18 @@ function roundTo(value: DecimalValue, currency: string): DecimalValue {
   return value.toDecimalPlaces(currencyExponent(currency), Decimal.ROUND_HALF_UP);
 }
 
+/**
+ * An ordered item is worth its line's price less its share of the line's discount plus its
+ * share of the order's tax; an imported item (no order) its unit price, nothing deducted or added.
+ */
 export function returnItemAmounts(item: ItemAmountSource): ReturnItemAmounts {
   const line = item.orderLineItem;
+  if (!line) {
+    if (!item.return) throw new Error('an item without an order line needs its return selected');
+    const unitPrice = new Decimal(item.unitPrice ?? 0);
+    const zero = new Decimal(0);
+    return { currency: item.return.currency, unitPrice, discount: zero, tax: zero, amount: unitPrice.times(item.quantity) };
+  }
   const { currency, totalTax, subtotalPrice } = line.order;
   const unitPrice = new Decimal(line.price ?? 0);
   const gross = unitPrice.times(item.quantity);
@@ -151,7 +168,7 @@ function matches(candidate: RefCandidate, key: RefKey, value: string | number): 
     case 'number':
       return candidate.number === value;
     case 'orderName':
-      return candidate.order.name === value;
+      return candidate.order?.name === value;
     case 'orderId':
       return candidate.orderId === value;
   }
@@ -252,7 +269,7 @@ export async function claimedQuantities(tx: Db | Tx, lineIds: string[], exceptRe
     },
     _sum: { quantity: true },
   });
-  return new Map(rows.map((row) => [row.orderLineItemId, row._sum.quantity ?? 0]));
+  return new Map(rows.flatMap((row) => (row.orderLineItemId ? [[row.orderLineItemId, row._sum.quantity ?? 0] as const] : [])));
 }
 
 async function recordChange(
@@ -385,8 +402,14 @@ function requestHash(input: CreateReturnInput & { type: ReturnType }): string {
   return crypto.createHash('sha256').update(canonical).digest('hex');
 }
 
-function replayOf(stored: { operation: string; requestHash: string; resourceId: string }, hash: string, key: string): CreatedReturn {
-  if (stored.operation !== IDEMPOTENT_OPERATION || stored.requestHash !== hash) {
+interface Fingerprint {
+  /** The creating operation the key belongs to. */
+  operation: string;
+  hash: string;
+}
+
+function replayOf(stored: { operation: string; requestHash: string; resourceId: string }, request: Fingerprint, key: string): CreatedReturn {
+  if (stored.operation !== request.operation || stored.requestHash !== request.hash) {
     throw new Conflict(`the idempotency key "${key}" was already used with a different request`, { path: 'idempotencyKey' });
   }
   return { id: stored.resourceId, replayed: true };
@@ -394,10 +417,41 @@ function replayOf(stored: { operation: string; requestHash: string; resourceId: 
 
 
 /**
- * Creates a return for some of an order's lines. With an idempotency key, a repeat of
- * the same request gives the same return back (`replayed`), a different request with
- * the key is a Conflict, and concurrent duplicates make one return.
+ * Runs `insert` for a new return id in one transaction, once per idempotency key: a repeat of
+ * the same request gives the same return back (`replayed`), a different request with the key
+ * is a Conflict, and concurrent duplicates make one return.
  */
+async function createOnce(
+  db: Db,
+  storeId: string,
+  key: string | null,
+  request: Fingerprint,
+  insert: (tx: Tx, id: string) => Promise<void>,
+): Promise<CreatedReturn> {
+  const storedKey = (client: Db | Tx, keyValue: string) => client.idempotencyKey.findUnique({ where: { storeId_key: { storeId, key: keyValue } } });
+  try {
+    return await inTransaction(db, async (tx) => {
+      if (key !== null) {
+        const stored = await storedKey(tx, key);
+        if (stored) return replayOf(stored, request, key);
+      }
+      const id = newReturnId();
+      // Taken first: a concurrent request with the same key waits here for this one's outcome.
+      if (key !== null) {
+        await tx.idempotencyKey.create({ data: { storeId, key, operation: request.operation, requestHash: request.hash, resourceId: id } });
+      }
+      await insert(tx, id);
+      return { id, replayed: false };
+    });
+  } catch (error) {
+    // The concurrent twin committed first: answer as its replay.
+    const stored = key !== null && isUniqueViolation(error) ? await storedKey(db, key) : null;
+    if (key === null || !stored) throw error;
+    return replayOf(stored, request, key);
+  }
+}
+
+/** Creates a return for some of an order's lines, once per idempotency key (see createOnce). */
 export async function createReturn(
   db: Db,
   storeId: string,
@@ -405,29 +459,8 @@ export async function createReturn(
   idempotencyKey?: string | null,
 ): Promise<CreatedReturn> {
   const input = validateCreate(rawInput, idempotencyKey);
-  const hash = requestHash(input);
-  const key = idempotencyKey ?? null;
-  const storedKey = (client: Db | Tx, keyValue: string) => client.idempotencyKey.findUnique({ where: { storeId_key: { storeId, key: keyValue } } });
-  try {
-    return await inTransaction(db, async (tx) => {
-      if (key !== null) {
-        const stored = await storedKey(tx, key);
-        if (stored) return replayOf(stored, hash, key);
-      }
-      const id = newReturnId();
-      // Taken first: a concurrent request with the same key waits here for this one's outcome.
-      if (key !== null) {
-        await tx.idempotencyKey.create({ data: { storeId, key, operation: IDEMPOTENT_OPERATION, requestHash: hash, resourceId: id } });
-      }
-      await insertReturn(tx, storeId, id, input);
-      return { id, replayed: false };
-    });
-  } catch (error) {
-    // The concurrent twin committed first: answer as its replay.
-    const stored = key !== null && isUniqueViolation(error) ? await storedKey(db, key) : null;
-    if (key === null || !stored) throw error;
-    return replayOf(stored, hash, key);
-  }
+  const request = { operation: IDEMPOTENT_OPERATION, hash: requestHash(input) };
+  return createOnce(db, storeId, idempotencyKey ?? null, request, (tx, id) => insertReturn(tx, storeId, id, input));
 }
 
 async function orderIdOf(tx: Tx, storeId: string, input: CreateReturnInput): Promise<string> {
@@ -510,6 +543,16 @@ async function insertReturn(tx: Tx, storeId: string, id: string, input: CreateRe
     },
     select: { id: true, storeId: true, number: true, status: true, type: true },
   });
+  await recordCreation(tx, storeId, created, orderId);
+}
+
+/** What every new return records: its first status change, the store's processing fee and return.created. */
+async function recordCreation(
+  tx: Tx,
+  storeId: string,
+  created: { id: string; number: number; status: ReturnStatus; type: ReturnType },
+  orderId: string | null,
+): Promise<void> {
   await recordChange(tx, created.id, { operation: 'create', from: null, to: created.status });
   await chargeReturnProcessingFee(tx, storeId, created);
   await recordEvent(tx, {
@@ -518,6 +561,175 @@ async function insertReturn(tx: Tx, storeId: string, id: string, input: CreateRe
     subjectId: created.id,
     data: { id: created.id, number: created.number, status: created.status, type: created.type, orderId },
   });
+}
+
+// ---------------------------------------------------------------- imported returns
+
+export const MAX_IMPORTED_RETURNS = 100;
+const IMPORT_OPERATION = 'importReturn';
+
+export interface ImportedReturnItemInput {
+  /** Our product id (prd_), as the bulk product upload answered it. */
+  productId: string;
+  quantity: number;
+  /** Overrides of what the product says of itself. */
+  sku?: string | null;
+  barcode?: string | null;
+  productTitle?: string | null;
+  variantTitle?: string | null;
+  reason?: string | null;
+  condition?: string | null;
+}
+
+export interface ImportedReturnAddressInput {
+  name?: string | null;
+  line1: string;
+  line2?: string | null;
+  city: string;
+  state?: string | null;
+  postalCode?: string | null;
+  country: string;
+  phone?: string | null;
+}
+
+export interface ImportReturnInput {
+  items: ImportedReturnItemInput[];
+  customer?: { firstName?: string | null; lastName?: string | null; email?: string | null } | null;
+  /** The merchant's own return/RMA id. */
+  externalReferenceId?: string | null;
+  trackingNumber?: string | null;
+  carrier?: string | null;
+  /** Becomes the return's first note. */
+  notes?: string | null;
+  idempotencyKey?: string | null;
+  /** ISO 4217; USD when omitted. */
+  currency?: string | null;
+  /** Where the customer ships the return from. */
+  shippingAddress?: ImportedReturnAddressInput | null;
+  /** Where the return goes; the store's default location when omitted. */
+  merchantAddress?: ImportedReturnAddressInput | null;
+}
+
+export type ImportedReturnResult = { status: 'created'; returnId: string; replayed: boolean } | { status: 'error'; error: string };
+
+function importedAddress(issues: InputIssues, path: string, input: ImportedReturnAddressInput | null | undefined) {
+  if (!input) return null;
+  return {
+    name: optionalText(issues, `${path}.name`, input.name ?? null) ?? null,
+    line1: requiredText(issues, `${path}.line1`, input.line1),
+    line2: optionalText(issues, `${path}.line2`, input.line2 ?? null) ?? null,
+    city: requiredText(issues, `${path}.city`, input.city),
+    state: optionalText(issues, `${path}.state`, input.state ?? null) ?? null,
+    postalCode: optionalText(issues, `${path}.postalCode`, input.postalCode ?? null, 32) ?? null,
+    country: countryCode(issues, `${path}.country`, input.country) ?? null,
+    phone: optionalText(issues, `${path}.phone`, input.phone ?? null, 32) ?? null,
+  };
+}
+
+/** Every problem of one imported return's values, or its columns. */
+function validateImport(input: ImportReturnInput) {
+  const issues = new InputIssues();
+  if (input.items.length === 0) issues.add('products', 'must list at least one product');
+  if (input.items.length > MAX_ITEMS) issues.add('products', `must list at most ${MAX_ITEMS} products`);
+  const items = input.items.map((item, i) => {
+    const path = `products.${i}`;
+    if (!Number.isSafeInteger(item.quantity) || item.quantity < 1) issues.add(`${path}.quantity`, 'must be an integer of at least 1');
+    return {
+      productId: requiredText(issues, `${path}.productId`, item.productId),
+      quantity: item.quantity,
+      sku: optionalText(issues, `${path}.sku`, item.sku ?? null) ?? null,
+      barcode: optionalText(issues, `${path}.barcode`, item.barcode ?? null) ?? null,
+      title: optionalText(issues, `${path}.productTitle`, item.productTitle ?? null, 1000) ?? null,
+      variantTitle: optionalText(issues, `${path}.variantTitle`, item.variantTitle ?? null, 1000) ?? null,
+      reason: optionalText(issues, `${path}.reason`, item.reason ?? null, MAX_REASON_LENGTH) ?? null,
+      condition: optionalText(issues, `${path}.condition`, item.condition ?? null) ?? null,
+    };
+  });
+  const email = optionalText(issues, 'customer.email', input.customer?.email ?? null);
+  if (email && !isEmail(normalizeEmail(email))) issues.add('customer.email', 'must be a valid e-mail address');
+  const notes = optionalText(issues, 'notes', input.notes ?? null, MAX_NOTE_LENGTH) ?? null;
+  const idempotencyKey = optionalText(issues, 'idempotencyKey', input.idempotencyKey ?? null, MAX_KEY_LENGTH) ?? null;
+  const columns = {
+    externalReferenceId: optionalText(issues, 'externalReferenceId', input.externalReferenceId ?? null) ?? null,
+    trackingNumber: optionalText(issues, 'trackingNumber', input.trackingNumber ?? null) ?? null,
+    carrier: optionalText(issues, 'carrier', input.carrier ?? null) ?? null,
+    currency: currencyCode(issues, 'currency', input.currency) ?? 'USD',
+    customerEmail: email ? normalizeEmail(email) : null,
+    customerFirstName: optionalText(issues, 'customer.firstName', input.customer?.firstName ?? null) ?? null,
+    customerLastName: optionalText(issues, 'customer.lastName', input.customer?.lastName ?? null) ?? null,
+  };
+  const origin = importedAddress(issues, 'shippingAddress', input.shippingAddress);
+  const destination = importedAddress(issues, 'merchantAddress', input.merchantAddress);
+  issues.throwIfAny();
+  return { items, notes, idempotencyKey, columns, origin, destination };
+}
+
+// `ReturnType` names the return's type here (the Prisma enum), so the checked input's type is inferred by hand.
+type ValidImport = typeof validateImport extends (input: ImportReturnInput) => infer Valid ? Valid : never;
+
+async function insertImportedReturn(tx: Tx, storeId: string, id: string, input: ValidImport): Promise<void> {
+  const products = await tx.product.findMany({ where: { storeId, id: { in: input.items.map((item) => item.productId) } } });
+  const issues = new InputIssues();
+  input.items.forEach((item, i) => {
+    if (!products.some((p) => p.id === item.productId)) issues.add(`products.${i}.productId`, `product ${item.productId} not found`);
+  });
+  if (issues.list.length > 0) throw new NotFound(issues.list.map((i) => `${i.path}: ${i.message}`).join('; '), { issues: issues.list });
+  const store = await tx.store.findUniqueOrThrow({ where: { id: storeId }, select: { defaultLocationId: true } });
+  const created = await tx.return.create({
+    data: {
+      id,
+      storeId,
+      ...input.columns,
+      destinationLocationId: input.destination ? null : store.defaultLocationId,
+      destinationAddress: input.destination ?? Prisma.DbNull,
+      originAddress: input.origin ?? Prisma.DbNull,
+      ...(input.notes ? { notes: { create: { id: newId('returnNote'), content: input.notes } } } : {}),
+      items: {
+        create: input.items.map((item, position) => {
+          const product = products.find((p) => p.id === item.productId)!;
+          return {
+            id: newId('returnItem'),
+            position,
+            productId: product.id,
+            quantity: item.quantity,
+            reason: item.reason,
+            condition: item.condition,
+            title: item.title ?? product.title,
+            variantTitle: item.variantTitle,
+            sku: item.sku ?? product.sku,
+            barcode: item.barcode ?? barcodeOf(product),
+            unitPrice: product.price,
+          };
+        }),
+      },
+    },
+    select: { id: true, storeId: true, number: true, status: true, type: true },
+  });
+  await recordCreation(tx, storeId, created, null);
+}
+
+/**
+ * Imports returns created outside (a warehouse scan, an ERP ...): no order, items naming the
+ * store's products. Each return is created in its own transaction, with its own result, so
+ * one bad return leaves the others; its idempotency key makes a retry answer the return made.
+ */
+export async function importReturns(db: Db, storeId: string, inputs: ImportReturnInput[]): Promise<ImportedReturnResult[]> {
+  if (inputs.length < 1 || inputs.length > MAX_IMPORTED_RETURNS) {
+    throw new Invalid(`must list 1 to ${MAX_IMPORTED_RETURNS} returns`, { path: 'returns' });
+  }
+  const results: ImportedReturnResult[] = [];
+  for (const input of inputs) {
+    try {
+      const valid = validateImport(input);
+      const hash = crypto.createHash('sha256').update(JSON.stringify(valid)).digest('hex');
+      const created = await createOnce(db, storeId, valid.idempotencyKey, { operation: IMPORT_OPERATION, hash }, (tx, id) => insertImportedReturn(tx, storeId, id, valid));
+      results.push({ status: 'created', returnId: created.id, replayed: created.replayed });
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      results.push({ status: 'error', error: error.message });
+    }
+  }
+  return results;
 }
 
 // ---------------------------------------------------------------- operations
@@ -621,9 +833,10 @@ export async function resetReturn(db: Db, storeId: string, ref: ReturnRef): Prom
   return inTransaction(db, async (tx) => {
     const target = await lockReturn(tx, storeId, ref);
     assertAllowed('reset', target);
-    await lockOrder(tx, storeId, target.orderId);
+    // An imported return claims no order's units: nothing to check.
+    if (target.orderId) await lockOrder(tx, storeId, target.orderId);
     const lines = await tx.orderLineItem.findMany({
-      where: { id: { in: target.items.map((item) => item.orderLineItemId) } },
+      where: { id: { in: target.items.flatMap((item) => (item.orderLineItemId ? [item.orderLineItemId] : [])) } },
       select: { id: true, externalId: true, quantity: true },
     });
     const claimed = await claimedQuantities(tx, lines.map((line) => line.id), target.id);
@@ -798,8 +1011,9 @@ export interface AsnRow {
   returnId: string;
   returnNumber: number;
   returnItemId: string;
-  orderId: string;
-  orderName: string;
+  /** Null for an imported return. */
+  orderId: string | null;
+  orderName: string | null;
   status: ReturnStatus;
   customerEmail: string | null;
   title: string;
@@ -819,6 +1033,27 @@ export function barcodeOf(product: { upc: string | null; barcodes: string[] } | 
   return product?.upc ?? product?.barcodes[0] ?? null;
 }
 
+const CODES = { select: { upc: true, barcodes: true } } as const;
+
+/** What describing a returned item reads; usable as a Prisma `select` on ReturnItem. */
+export const ITEM_DESCRIPTION_SELECT = {
+  title: true,
+  sku: true,
+  barcode: true,
+  unitPrice: true,
+  product: CODES,
+  orderLineItem: { select: { title: true, sku: true, price: true, product: CODES } },
+} satisfies Prisma.ReturnItemSelect;
+
+type ItemDescriptionSource = Prisma.ReturnItemGetPayload<{ select: typeof ITEM_DESCRIPTION_SELECT }>;
+
+/** An ordered item is described by its order line; an imported one by what the import recorded (its product's values unless overridden). */
+export function describeItem(item: ItemDescriptionSource) {
+  const line = item.orderLineItem;
+  if (line) return { title: line.title, sku: line.sku, barcode: barcodeOf(line.product), unitPrice: line.price };
+  return { title: item.title ?? '', sku: item.sku, barcode: item.barcode ?? barcodeOf(item.product), unitPrice: item.unitPrice };
+}
+
 /**
  * One row per line item still on a return created in [from, to), oldest return first;
  * deleted returns are left out.
@@ -827,9 +1062,10 @@ export async function listAsnRows(db: Db | Tx, storeId: string, window: { from: 
   if (!(window.from < window.to)) throw new Invalid('from must be before to', { path: 'from' });
   const items = await db.returnItem.findMany({
     where: { removedAt: null, return: { storeId, status: { not: 'deleted' }, createdAt: { gte: window.from, lt: window.to } } },
-    orderBy: [{ return: { createdAt: 'asc' } }, { return: { number: 'asc' } }, { orderLineItem: { position: 'asc' } }, { id: 'asc' }],
+    orderBy: [{ return: { createdAt: 'asc' } }, { return: { number: 'asc' } }, { orderLineItem: { position: 'asc' } }, { position: 'asc' }, { id: 'asc' }],
     select: {
       id: true,
+      ...ITEM_DESCRIPTION_SELECT,
       return: {
         select: {
           id: true,
@@ -841,29 +1077,29 @@ export async function listAsnRows(db: Db | Tx, storeId: string, window: { from: 
           labelStatus: true,
           createdAt: true,
           updatedAt: true,
+          customerEmail: true,
           order: { select: { id: true, name: true, customerEmail: true } },
         },
       },
-      orderLineItem: { select: { title: true, sku: true, price: true, product: { select: { upc: true, barcodes: true } } } },
     },
   });
-  return items.map(({ id, return: ret, orderLineItem: line }) => ({
-    returnId: ret.id,
-    returnNumber: ret.number,
-    returnItemId: id,
-    orderId: ret.order.id,
-    orderName: ret.order.name,
-    status: ret.status,
-    customerEmail: ret.order.customerEmail,
-    title: line.title,
-    sku: line.sku,
-    barcode: barcodeOf(line.product),
-    unitPrice: line.price,
-    currency: ret.currency,
-    carrier: ret.carrier,
-    trackingNumber: ret.trackingNumber,
-    labelStatus: ret.labelStatus,
-    createdAt: ret.createdAt,
-    updatedAt: ret.updatedAt,
-  }));
+  return items.map((item) => {
+    const ret = item.return;
+    return {
+      returnId: ret.id,
+      returnNumber: ret.number,
+      returnItemId: item.id,
+      orderId: ret.order?.id ?? null,
+      orderName: ret.order?.name ?? null,
+      status: ret.status,
+      customerEmail: ret.order ? ret.order.customerEmail : ret.customerEmail,
+      ...describeItem(item),
+      currency: ret.currency,
+      carrier: ret.carrier,
+      trackingNumber: ret.trackingNumber,
+      labelStatus: ret.labelStatus,
+      createdAt: ret.createdAt,
+      updatedAt: ret.updatedAt,
+    };
+  });
 }

@@ -69,3 +69,10 @@ export function checkShape(schema: JsonSchema, value: unknown): ShapeResult {
   const checked = check(schema, value, '', issues);
   return { issues, value: checked };
 }
+
+/** The value without its null properties, at every depth: a null field of the request is a field not given. */
+export function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== null).map(([key, item]) => [key, withoutNulls(item)]));
+}

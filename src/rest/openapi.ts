@@ -17,6 +17,27 @@ export function referenceDocument(): Json {
   return reference;
 }
 
+/** A schema with every `#/components/schemas/...` reference of the reference document replaced by its target. */
+function inlined(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(inlined);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const ref = (schema as Json).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
+    const schemas = (referenceDocument().components as Record<string, Json>).schemas;
+    return inlined(schemas[ref.slice('#/components/schemas/'.length)]);
+  }
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inlined(value)]));
+}
+
+/** The JSON request body schema the reference document gives an operation, self-contained (for checkShape). */
+export function referenceRequestSchema(method: HttpMethod, path: string): JsonSchema {
+  const operation = referenceOperation(method, path)?.operation;
+  const content = (operation?.requestBody as Json | undefined)?.content as Record<string, Json> | undefined;
+  const schema = content?.['application/json']?.schema;
+  if (!schema) throw new Error(`the reference document has no JSON request body for ${method} ${path}`);
+  return inlined(schema) as JsonSchema;
+}
+
 function referenceOperation(method: HttpMethod, path: string): { operation: Json; pathParameters?: unknown[] } | undefined {
   const item = (referenceDocument().paths as Record<string, Json>)[path];
   const operation = item?.[method.toLowerCase()] as Json | undefined;

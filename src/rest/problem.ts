@@ -65,6 +65,20 @@ export function validationProblem(issues: FieldIssue[], instance: string): DoorR
   return problem(400, issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '), { instance, errors: issues });
 }
 
+// `Variable "$input" got invalid value 1.5 at "input.lineItems[0].quantity"; Int cannot represent ...`
+const INPUT_FIELD_ERROR = /^Variable "\$input" got invalid value .*? at "input\.([^"]+)"; ([\s\S]*)$/;
+
+/**
+ * The issues of a result that failed while coercing its `$input` variable (a bad date-time,
+ * decimal or integer), each naming its input field as a dotted path (`lineItems.0.quantity`).
+ */
+export function inputCoercionIssues(result: ExecutionResult): FieldIssue[] {
+  return (result.errors ?? []).map((e) => {
+    const match = INPUT_FIELD_ERROR.exec(e.message);
+    return match ? { path: match[1].replace(/\[(\d+)\]/g, '.$1'), message: match[2] } : { path: '', message: e.message };
+  });
+}
+
 /** REST name of each GraphQL variable a route fills from the request (`after` -> `page-continue`). */
 export type ParameterNames = Readonly<Record<string, string>>;
 

@@ -5,13 +5,14 @@
 export const REST_RETURN_FRAGMENT = `
   fragment RestReturn on Return {
     id status type currency createdAt updatedAt carrier trackingNumber trackingUrl labelStatus labelUrl tags
+    customerEmail customerFirstName customerLastName
     originAddress { line1 line2 city state postalCode country }
     order {
       id name externalId
       submittedCustomer { email phoneNumber firstName lastName }
       shippingAddress { address1 address2 city province country postalCode }
     }
-    items { id quantity reason reasonCode customerComment outcome unitPrice { amount currency } orderLineItem { id externalId title sku externalProductId } }
+    items { id quantity reason reasonCode customerComment outcome sku unitPrice { amount currency } orderLineItem { id externalId externalProductId } product { id } }
     destination { line1 line2 city state postalCode country }
     totalRefund { amount currency }
     totalStoreCredit { amount currency }
@@ -49,6 +50,10 @@ export interface RestReturnNode {
   labelStatus: string | null;
   labelUrl: string | null;
   tags: string[];
+  customerEmail: string | null;
+  customerFirstName: string | null;
+  customerLastName: string | null;
+  /** Null for a return imported from another system. */
   order: {
     id: string;
     name: string;
@@ -62,7 +67,7 @@ export interface RestReturnNode {
       country: string | null;
       postalCode: string | null;
     } | null;
-  };
+  } | null;
   items: {
     id: string;
     quantity: number;
@@ -70,8 +75,11 @@ export interface RestReturnNode {
     reasonCode: string | null;
     customerComment: string | null;
     outcome: string;
+    sku: string | null;
     unitPrice: MoneyNode;
-    orderLineItem: { id: string; externalId: string; title: string; sku: string | null; externalProductId: string };
+    /** Null on an imported return, whose items name a product instead. */
+    orderLineItem: { id: string; externalId: string; externalProductId: string } | null;
+    product: { id: string } | null;
   }[];
   destination: { line1: string | null; line2: string | null; city: string | null; state: string | null; postalCode: string | null; country: string | null } | null;
   totalRefund: MoneyNode;
@@ -124,8 +132,8 @@ function present<T extends Record<string, unknown>>(object: T): Partial<{ [K in 
 
 /** A return as the reference document's `return-read.schema`. */
 export function restReturn(node: RestReturnNode) {
-  const customer = node.order.submittedCustomer;
-  const address = node.originAddress ?? node.order.shippingAddress;
+  const customer = node.order ? node.order.submittedCustomer : { email: node.customerEmail, phoneNumber: null, firstName: node.customerFirstName, lastName: node.customerLastName };
+  const address = node.originAddress ?? node.order?.shippingAddress ?? null;
   const shipment = present({ carrier: node.carrier, tracker: node.trackingNumber, trackingUrl: node.trackingUrl, postageLabel: node.labelUrl });
   const outcomes = new Set(node.items.map((item) => item.outcome));
   return {
@@ -134,12 +142,12 @@ export function restReturn(node: RestReturnNode) {
     type: node.type.toLowerCase(),
     createdAt: node.createdAt,
     updatedAt: node.updatedAt,
-    order: { id: node.order.id, name: node.order.name },
+    // The document requires an order; an imported return has none, so its order id is empty.
+    order: node.order ? { id: node.order.id, name: node.order.name } : { id: '' },
     items: node.items.map((item) => ({
       id: item.id,
-      orderItem: { id: item.orderLineItem.id, line_item_id: item.orderLineItem.externalId },
-      productId: item.orderLineItem.externalProductId,
-      ...present({ sku: item.orderLineItem.sku }),
+      orderItem: item.orderLineItem ? { id: item.orderLineItem.id, line_item_id: item.orderLineItem.externalId } : { id: '' },
+      ...present({ productId: item.orderLineItem?.externalProductId ?? item.product?.id, sku: item.sku }),
       quantity: item.quantity,
       reason: item.reason ?? '',
       reasons: item.reason ? [item.reason] : [],
@@ -176,7 +184,7 @@ export function restReturn(node: RestReturnNode) {
     },
     notes: node.notes.map((note) => ({ message: note.content })),
     tags: node.tags.map((name) => ({ name, source: 'merchant' })),
-    externalOrderIds: [node.order.externalId],
+    externalOrderIds: node.order ? [node.order.externalId] : [],
     ...(Object.keys(shipment).length > 0 ? { shipment, shipments: [shipment] } : { shipments: [] }),
   };
 }
@@ -206,6 +214,26 @@ export function restOrder(node: RestOrderNode) {
     shippingCost: orZero(node.shippingCost),
     taxes: orZero(node.totalTax),
     total: orZero(node.totalPrice),
+    protection: NO_COVERAGE,
+  };
+}
+
+/**
+ * The order-read object the document requires beside an imported return, which has no
+ * order: empty id and name, no items, zero amounts, the customer the import named.
+ */
+export function restNoOrder(node: RestReturnNode) {
+  const none = zero(node.currency);
+  return {
+    id: '',
+    name: '',
+    customer: { name: { given: node.customerFirstName ?? '', surname: node.customerLastName ?? '' }, ...present({ emailAddress: node.customerEmail }) },
+    items: [],
+    discounts: none,
+    lineItemsTotal: none,
+    shippingCost: none,
+    taxes: none,
+    total: none,
     protection: NO_COVERAGE,
   };
 }

@@ -175,6 +175,7 @@ export const Product = builder.prismaObject('Product', {
     title: t.exposeString('title', { nullable: false }),
     description: t.exposeString('description', { nullable: false }),
     sku: t.exposeString('sku', { nullable: true }),
+    externalId: t.exposeString('externalId', { nullable: true, description: "The variant's id in the merchant's system (bulk upload)" }),
     upc: t.exposeString('upc', { nullable: true }),
     barcodes: t.exposeStringList('barcodes', { nullable: false }),
     vendor: t.exposeString('vendor', { nullable: true }),
@@ -264,9 +265,13 @@ export const ProductFamilyOption = builder.prismaObject('ProductFamilyOption', {
   }),
 });
 
+export const ProductKind = builder.enumType('ProductKind', { values: ['SELLABLE', 'NON_SELLABLE'] as const });
+
 export const ProductFamily = builder.prismaObject('ProductFamily', {
   fields: (t) => ({
     title: t.exposeString('title', { nullable: false }),
+    externalId: t.exposeString('externalId', { nullable: true, description: "The family's id in the merchant's system (bulk upload)" }),
+    kind: t.expose('kind', { type: ProductKind, nullable: false }),
     description: t.exposeString('description', { nullable: false }),
     vendor: t.exposeString('vendor', { nullable: true }),
     tags: t.exposeStringList('tags', { nullable: false }),

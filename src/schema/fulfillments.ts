@@ -91,7 +91,7 @@ const TrackingUpdateInput = builder.inputType('TrackingUpdateInput', {
   }),
 });
 
-const FulfillmentLineInput = builder.inputType('FulfillmentLineInput', {
+export const FulfillmentLineInput = builder.inputType('FulfillmentLineInput', {
   fields: (t) => ({
     id: t.string({ required: true, description: "The merchant's line item id (or our oli_ id)" }),
     quantity: t.int({ required: true }),

@@ -15,6 +15,8 @@ import './inventory.ts';
 import './purchasing.ts';
 import './inbound.ts';
 import './fulfillments.ts';
+import './orderSync.ts';
+import './productBulkUpload.ts';
 import './inventoryItems.ts';
 import './coverage.ts';
 import './invoices.ts';

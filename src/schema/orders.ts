@@ -1,7 +1,7 @@
 // Orders: the Order and OrderLineItem types (also reached from returns), the order
 // lookups, and the createOrder mutation. Rules live in domain/orders.ts.
 import type { Scope } from '../auth/scopes.ts';
-import { createOrder, type OrderAddressInput } from '../domain/orders.ts';
+import { createOrder, type OrderAddressInput as AddressInput } from '../domain/orders.ts';
 import { builder } from './builder.ts';
 import { hasAnyScope, storeIdOf } from './context.ts';
 import { money, Money } from './scalars.ts';
@@ -11,7 +11,7 @@ import { Location } from './inventory.ts';
 const ORDER_AUDIENCE: readonly Scope[] = ['orders_read', 'orders_write', 'returns_read', 'returns_write'];
 
 /** The stored address JSON has the shape of the creation input's address. */
-type AddressShape = OrderAddressInput;
+type AddressShape = AddressInput;
 
 export const OrderAddress = builder.objectRef<AddressShape>('OrderAddress').implement({
   description: 'Shipping or billing address of an order (spec 2.4.4)',
@@ -165,7 +165,7 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const OrderAddressInput = builder.inputType('OrderAddressInput', {
+export const OrderAddressInput = builder.inputType('OrderAddressInput', {
   fields: (t) => ({
     address1: t.string({ required: false }),
     address2: t.string({ required: false }),
@@ -176,8 +176,11 @@ const OrderAddressInput = builder.inputType('OrderAddressInput', {
   }),
 });
 
-const OrderLineItemInput = builder.inputType('OrderLineItemInput', {
-  fields: (t) => ({
+type InputFieldBuilder = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
+
+/** The fields an order line has in every input that carries one (creation and sync). */
+export function orderLineInputFields(t: InputFieldBuilder) {
+  return {
     id: t.string({ required: true, description: "The merchant's line item id, unique in the order" }),
     productId: t.string({ required: true, description: "The merchant's product id; matches our product when it is our prd_ id" }),
     title: t.string({ required: true }),
@@ -186,11 +189,17 @@ const OrderLineItemInput = builder.inputType('OrderLineItemInput', {
     sku: t.string({ required: false, description: "Matches the store's product with this sku when productId does not" }),
     price: t.field({ type: 'Decimal', required: false, description: '>= 0, in the order currency' }),
     imageUrl: t.string({ required: false }),
+  };
+}
+
+const OrderLineItemInput = builder.inputType('OrderLineItemInput', {
+  fields: (t) => ({
+    ...orderLineInputFields(t),
     discount: t.field({ type: 'Decimal', required: false, description: '>= 0, in the order currency' }),
   }),
 });
 
-const OrderCustomerInput = builder.inputType('OrderCustomerInput', {
+export const OrderCustomerInput = builder.inputType('OrderCustomerInput', {
   fields: (t) => ({
     id: t.string({ required: false, description: "The merchant's customer id" }),
     email: t.string({ required: false }),

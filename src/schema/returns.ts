@@ -10,11 +10,14 @@ import {
   barcodeOf,
   setReturnTags,
   createReturn,
+  describeItem,
   deleteReturn,
   setReturnStatus,
   findReturnId,
   flagReturn,
+  importReturns,
   ITEM_AMOUNT_SELECT,
+  ITEM_DESCRIPTION_SELECT,
   itemRefund,
   listAsnRows,
   listReturns,
@@ -26,6 +29,7 @@ import {
   returnItemAmounts,
   returnTotal,
   type AsnRow,
+  type ImportedReturnResult,
   type ReturnPage,
   type ReturnRef,
 } from '../domain/returns.ts';
@@ -101,7 +105,12 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
     customerComment: t.exposeString('customerComment', { nullable: true, description: "The shopper's own words about the item" }),
     outcome: t.expose('outcome', { nullable: false, type: ReturnOutcome }),
     removedAt: t.expose('removedAt', { type: 'DateTime', nullable: true, description: 'Set while the item is removed from the return' }),
-    orderLineItem: t.relation('orderLineItem', { nullable: false }),
+    orderLineItem: t.relation('orderLineItem', { nullable: true, description: 'The order line returned; null on an imported return' }),
+    product: t.relation('product', { nullable: true, description: 'The product an imported item names; null on an ordered item (see orderLineItem)' }),
+    title: t.string({ nullable: false, select: ITEM_DESCRIPTION_SELECT, resolve: (item) => describeItem(item).title }),
+    sku: t.string({ nullable: true, select: ITEM_DESCRIPTION_SELECT, resolve: (item) => describeItem(item).sku }),
+    variantTitle: t.exposeString('variantTitle', { nullable: true, description: 'As an import gave it' }),
+    condition: t.exposeString('condition', { nullable: true, description: 'As an import gave it' }),
     unitPrice: t.field({
       type: Money,
       nullable: false,
@@ -148,13 +157,13 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
         'Refunded or credited for these units: the amount recorded when the return was processed, the expected amount before; ' +
         'zero for EXCHANGE and KEEP',
       select: { outcome: true, refundAmount: true, ...ITEM_AMOUNT_SELECT },
-      resolve: (item) => money(itemRefund(item), item.orderLineItem.order.currency)!,
+      resolve: (item) => money(itemRefund(item), returnItemAmounts(item).currency)!,
     }),
     barcode: t.string({
       nullable: true,
-      description: "The matched product's UPC, else its first barcode",
-      select: { orderLineItem: { select: { product: { select: { upc: true, barcodes: true } } } } },
-      resolve: (item) => barcodeOf(item.orderLineItem.product),
+      description: "The matched product's UPC, else its first barcode (an imported item's own barcode first)",
+      select: ITEM_DESCRIPTION_SELECT,
+      resolve: (item) => describeItem(item).barcode,
     }),
     createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime' }),
   }),
@@ -191,13 +200,17 @@ export const Return = builder.prismaNode('Return', {
     status: t.expose('status', { nullable: false, type: ReturnStatus }),
     type: t.expose('type', { nullable: false, type: ReturnType }),
     currency: t.exposeString('currency', { nullable: false, description: 'ISO 4217 code' }),
-    order: t.relation('order', { nullable: false }),
+    order: t.relation('order', { nullable: true, description: 'Null for a return imported from another system' }),
+    externalReferenceId: t.exposeString('externalReferenceId', { nullable: true, description: "An imported return's own return/RMA id" }),
+    customerEmail: t.exposeString('customerEmail', { nullable: true, description: "The customer an imported return names (an ordered return's is its order's)" }),
+    customerFirstName: t.exposeString('customerFirstName', { nullable: true }),
+    customerLastName: t.exposeString('customerLastName', { nullable: true }),
     items: t.relation('items', {
       nullable: false,
       args: { includeRemoved: t.arg.boolean({ defaultValue: false, description: 'Also list the items removed from the return' }) },
       query: (args) => ({
         where: args.includeRemoved ? {} : { removedAt: null },
-        orderBy: [{ orderLineItem: { position: 'asc' as const } }, { id: 'asc' as const }],
+        orderBy: [{ orderLineItem: { position: 'asc' as const } }, { position: 'asc' as const }, { id: 'asc' as const }],
       }),
     }),
     notes: t.relation('notes', { nullable: false, query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
@@ -205,14 +218,16 @@ export const Return = builder.prismaNode('Return', {
     destination: t.field({
       type: MailingAddress,
       nullable: true,
-      description: 'Address of the location receiving the return',
+      description: 'Address of the location receiving the return, else the address an import gave',
       select: {
+        destinationAddress: true,
         destinationLocation: {
           select: { name: true, street1: true, street2: true, city: true, stateCode: true, postalCode: true, countryCode: true },
         },
       },
-      resolve: ({ destinationLocation: location }) =>
-        location && {
+      resolve: ({ destinationLocation: location, destinationAddress }) => {
+        if (!location) return destinationAddress ? { name: null, ...(destinationAddress as Omit<MailingAddressShape, 'name'>) } : null;
+        return {
           name: location.name,
           line1: location.street1,
           line2: location.street2,
@@ -220,7 +235,8 @@ export const Return = builder.prismaNode('Return', {
           state: location.stateCode,
           postalCode: location.postalCode,
           country: location.countryCode,
-        },
+        };
+      },
     }),
     carrier: t.exposeString('carrier', { nullable: true }),
     trackingNumber: t.exposeString('trackingNumber', { nullable: true }),
@@ -255,8 +271,8 @@ export const ReturnAsnRow = builder.objectRef<AsnRow>('ReturnAsnRow').implement(
     returnId: t.exposeID('returnId', { nullable: false }),
     returnNumber: t.exposeInt('returnNumber', { nullable: false }),
     returnItemId: t.exposeID('returnItemId', { nullable: false }),
-    orderId: t.exposeID('orderId', { nullable: false }),
-    orderName: t.exposeString('orderName', { nullable: false }),
+    orderId: t.exposeID('orderId', { nullable: true, description: 'Null for an imported return' }),
+    orderName: t.exposeString('orderName', { nullable: true }),
     status: t.expose('status', { nullable: false, type: ReturnStatus }),
     customerEmail: t.exposeString('customerEmail', { nullable: true }),
     title: t.exposeString('title', { nullable: false }),
@@ -542,6 +558,80 @@ builder.mutationFields((t) => ({
     },
   }),
 }));
+
+// ---------------------------------------------------------------- imported returns
+
+const ImportedReturnItemInput = builder.inputType('ImportedReturnItemInput', {
+  fields: (t) => ({
+    productId: t.id({ required: true, description: 'Our product id (prd_), as bulkUpsertProductFamilies answers it' }),
+    quantity: t.int({ required: true }),
+    sku: t.string({ description: "The product's SKU when omitted" }),
+    barcode: t.string({ description: "The product's UPC or first barcode when omitted" }),
+    productTitle: t.string({ description: "The product's title when omitted" }),
+    variantTitle: t.string(),
+    reason: t.string(),
+    condition: t.string(),
+  }),
+});
+
+const ImportedReturnAddressInput = builder.inputType('ImportedReturnAddressInput', {
+  fields: (t) => ({
+    name: t.string(),
+    line1: t.string({ required: true }),
+    line2: t.string(),
+    city: t.string({ required: true }),
+    state: t.string(),
+    postalCode: t.string(),
+    country: t.string({ required: true, description: 'ISO 3166-1 alpha-2' }),
+    phone: t.string(),
+  }),
+});
+
+const ImportedReturnCustomerInput = builder.inputType('ImportedReturnCustomerInput', {
+  fields: (t) => ({ firstName: t.string(), lastName: t.string(), email: t.string() }),
+});
+
+const ImportReturnInput = builder.inputType('ImportReturnInput', {
+  fields: (t) => ({
+    items: t.field({ type: [ImportedReturnItemInput], required: true, description: 'At least one' }),
+    customer: t.field({ type: ImportedReturnCustomerInput }),
+    externalReferenceId: t.string({ description: "The merchant's own return/RMA id" }),
+    trackingNumber: t.string(),
+    carrier: t.string(),
+    notes: t.string({ description: "The return's first note" }),
+    idempotencyKey: t.string({ description: 'A retry with the same key answers the return already made' }),
+    currency: t.string({ description: 'ISO 4217; USD when omitted' }),
+    shippingAddress: t.field({ type: ImportedReturnAddressInput, description: 'Where the customer ships the return from' }),
+    merchantAddress: t.field({ type: ImportedReturnAddressInput, description: "Where the return goes; the store's default location when omitted" }),
+  }),
+});
+
+const ImportedReturnResult = builder.objectRef<ImportedReturnResult>('ImportedReturnResult').implement({
+  description: 'What became of one imported return, in the request order',
+  fields: (t) => ({
+    returnId: t.id({ nullable: true, resolve: (r) => (r.status === 'created' ? r.returnId : null) }),
+    replayed: t.boolean({ nullable: false, description: 'True when the idempotency key answered an earlier import', resolve: (r) => r.status === 'created' && r.replayed }),
+    error: t.string({ nullable: true, resolve: (r) => (r.status === 'error' ? r.error : null) }),
+  }),
+});
+
+builder.mutationField('importReturns', (t) =>
+  t.field({
+    type: [ImportedReturnResult],
+    nullable: false,
+    description:
+      'Imports up to 100 returns created outside (no order; items name products), each in its own transaction with its own result; ' +
+      'each emits return.created',
+    authScopes: { scope: 'returns_write' },
+    args: { returns: t.arg({ type: [ImportReturnInput], required: true }) },
+    resolve: (_root, args, ctx) =>
+      importReturns(
+        ctx.prisma,
+        storeIdOf(ctx),
+        args.returns.map((input) => ({ ...input, items: input.items.map((item) => ({ ...item, productId: String(item.productId) })) })),
+      ),
+  }),
+);
 
 // ---------------------------------------------------------------- return tags
 

@@ -260,7 +260,8 @@ interface ReturnRow {
   type: string;
   createdAt: string;
   updatedAt: string;
-  order: { id: string; name: string };
+  /** Null for a return imported from another system. */
+  order: { id: string; name: string } | null;
   total: { amount: string; currency: string };
 }
 
@@ -274,7 +275,7 @@ async function returnsPage(req: DashboardRequest): Promise<DoorResponse> {
     after,
   });
   const rows = data.returns.nodes.map(
-    (r) => html`<tr><td><a href="/admin/returns/${r.id}">#${r.number}</a></td><td><a href="/admin/orders/${r.order.id}">${r.order.name}</a></td><td>${r.status}</td><td>${r.type}</td><td>${money(r.total)}</td><td>${formatDate(r.updatedAt)}</td></tr>`,
+    (r) => html`<tr><td><a href="/admin/returns/${r.id}">#${r.number}</a></td><td>${r.order ? html`<a href="/admin/orders/${r.order.id}">${r.order.name}</a>` : 'imported'}</td><td>${r.status}</td><td>${r.type}</td><td>${money(r.total)}</td><td>${formatDate(r.updatedAt)}</td></tr>`,
   );
   const next = data.returns.pageInfo.hasNextPage && data.returns.pageInfo.endCursor
     ? html`<p><a href="/admin/returns?${new URLSearchParams({ status, order_name: orderName, after: data.returns.pageInfo.endCursor }).toString()}">Next page</a></p>`
@@ -295,8 +296,10 @@ interface ReturnDetail extends ReturnRow {
   tags: string[];
   totalRefund: { amount: string; currency: string };
   totalStoreCredit: { amount: string; currency: string };
-  order: { id: string; name: string; submittedCustomer: { name: string | null; email: string | null } | null };
-  items: { id: string; quantity: number; reason: string | null; outcome: string; removedAt: string | null; orderLineItem: { id: string; title: string; sku: string | null }; amount: { amount: string; currency: string } | null }[];
+  order: { id: string; name: string; submittedCustomer: { name: string | null; email: string | null } | null } | null;
+  externalReferenceId: string | null;
+  customerEmail: string | null;
+  items: { id: string; quantity: number; reason: string | null; outcome: string; removedAt: string | null; title: string; sku: string | null; amount: { amount: string; currency: string } | null }[];
   statusChanges: { operation: string; fromStatus: string | null; toStatus: string; createdAt: string }[];
   notes: { id: string; content: string; createdAt: string }[];
 }
@@ -319,7 +322,7 @@ async function returnPage(req: DashboardRequest, id: string, message?: { error?:
     html`<form method="post" action="/admin/returns/${ret.id}/${name}">${csrf}<button type="submit">${label}</button></form>`;
   const live = ret.items.filter((i) => !i.removedAt);
   const items = ret.items.map(
-    (i) => html`<tr><td>${i.orderLineItem.title}</td><td>${i.orderLineItem.sku ?? ''}</td><td>${i.quantity}</td><td>${i.reason ?? ''}</td><td>${i.outcome}</td><td>${money(i.amount)}</td><td>${i.removedAt ? 'removed' : ''}</td></tr>`,
+    (i) => html`<tr><td>${i.title}</td><td>${i.sku ?? ''}</td><td>${i.quantity}</td><td>${i.reason ?? ''}</td><td>${i.outcome}</td><td>${money(i.amount)}</td><td>${i.removedAt ? 'removed' : ''}</td></tr>`,
   );
   return view(
     req,
@@ -327,14 +330,16 @@ async function returnPage(req: DashboardRequest, id: string, message?: { error?:
     `Return #${ret.number}`,
     html`${message?.error ? html`<div class="error" role="alert">${message.error}</div>` : ''}${message?.done ? html`<div class="notice" role="status">${message.done}</div>` : ''}
 <section class="card"><p><strong>Status</strong> <span id="return-status">${ret.status}</span> · <strong>Type</strong> ${ret.type}</p>
-<p><strong>Order</strong> <a href="/admin/orders/${ret.order.id}">${ret.order.name}</a> · ${ret.order.submittedCustomer?.name ?? ''} ${ret.order.submittedCustomer?.email ?? ''}</p>
+${ret.order
+  ? html`<p><strong>Order</strong> <a href="/admin/orders/${ret.order.id}">${ret.order.name}</a> · ${ret.order.submittedCustomer?.name ?? ''} ${ret.order.submittedCustomer?.email ?? ''}</p>`
+  : html`<p><strong>Imported</strong> ${ret.externalReferenceId ?? ''} · ${ret.customerEmail ?? ''}</p>`}
 <p><strong>Total</strong> ${money(ret.total)} · <strong>Refunded</strong> ${money(ret.totalRefund)} · <strong>Store credit</strong> ${money(ret.totalStoreCredit)}</p>
 <p><strong>Tags</strong> ${ret.tags.join(', ') || 'none'}</p></section>
 <h2>Actions</h2>
 <div class="actions">${action('process', 'Process')}${action('flag', 'Flag')}${action('close', 'Close (reject)')}${action('reset', 'Reset')}</div>
 <h2>Items</h2>
 <div class="table"><table><thead><tr><th>Item</th><th>SKU</th><th>Qty</th><th>Reason</th><th>Outcome</th><th>Amount</th><th></th></tr></thead><tbody>${items}</tbody></table></div>
-${live.length > 1 ? html`<form method="post" action="/admin/returns/${ret.id}/remove" class="card">${csrf}<fieldset><legend>Remove items</legend>${live.map((i) => html`<label class="check"><input type="checkbox" name="items" value="${i.id}"> ${i.orderLineItem.title}</label>`)}</fieldset><button type="submit" class="secondary">Remove selected items</button></form>` : ''}
+${live.length > 1 ? html`<form method="post" action="/admin/returns/${ret.id}/remove" class="card">${csrf}<fieldset><legend>Remove items</legend>${live.map((i) => html`<label class="check"><input type="checkbox" name="items" value="${i.id}"> ${i.title}</label>`)}</fieldset><button type="submit" class="secondary">Remove selected items</button></form>` : ''}
 <h2>Tags</h2>
 ${tagsForm(req, ret, returnTags.map((t) => t.name))}
 <h2>State history</h2>

@@ -36,8 +36,8 @@ export const ops = {
       nodes { ${RETURN_FIELDS} } pageInfo { hasNextPage endCursor } } }`),
   returnDetail: defineOperation(`query ReturnDetail($id: ID!) {
     return(id: $id) { ${RETURN_FIELDS} tags totalRefund { amount currency } totalStoreCredit { amount currency }
-      order { id name submittedCustomer { name email } }
-      items(includeRemoved: true) { id quantity reason outcome removedAt orderLineItem { id title sku } amount { amount currency } }
+      order { id name submittedCustomer { name email } } externalReferenceId customerEmail
+      items(includeRemoved: true) { id quantity reason outcome removedAt title sku amount { amount currency } }
       statusChanges { operation fromStatus toStatus createdAt }
       notes { id content createdAt } }
     returnTags { name } }`),
@@ -68,6 +68,6 @@ export const ops = {
   portalOrder: defineOperation(`query PortalOrder($id: ID!) {
     order(id: $id) { id name lineItems { id title sku quantity returnableQuantity } } }`),
   portalReturns: defineOperation(`query PortalReturns($orderName: String!) {
-    returns(first: 20, orderName: $orderName) { nodes { id status createdAt items { quantity reason orderLineItem { title } } } } }`),
+    returns(first: 20, orderName: $orderName) { nodes { id status createdAt items { quantity reason title } } } }`),
   portalCreateReturn: defineOperation(`mutation PortalCreateReturn($input: CreateReturnInput!) { createReturn(input: $input) { return { id } } }`),
 };

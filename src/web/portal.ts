@@ -75,7 +75,7 @@ interface PortalReturn {
   id: string;
   status: string;
   createdAt: string;
-  items: { quantity: number; reason: string | null; orderLineItem: { title: string } }[];
+  items: { quantity: number; reason: string | null; title: string }[];
 }
 
 const STATUS_WORDS: Record<string, string> = {
@@ -110,7 +110,7 @@ async function orderPage(req: PortalRequest, orderId: string, token: string, sta
     `Order ${order.name}`,
     html`${error ? html`<div class="error" role="alert">${error}</div>` : ''}
 <h2>Your returns</h2>
-${list.length === 0 ? html`<p>No returns yet.</p>` : html`<ul id="return-statuses">${list.map((r) => html`<li data-status="${r.status}"><strong>${STATUS_WORDS[r.status.toLowerCase()] ?? r.status}</strong> — started ${formatDate(r.createdAt)}: ${r.items.map((i) => `${i.quantity} × ${i.orderLineItem.title}`).join(', ')}</li>`)}</ul>`}
+${list.length === 0 ? html`<p>No returns yet.</p>` : html`<ul id="return-statuses">${list.map((r) => html`<li data-status="${r.status}"><strong>${STATUS_WORDS[r.status.toLowerCase()] ?? r.status}</strong> — started ${formatDate(r.createdAt)}: ${r.items.map((i) => `${i.quantity} × ${i.title}`).join(', ')}</li>`)}</ul>`}
 <h2>Return items</h2>
 ${returnable.length === 0 ? html`<p>Nothing on this order can be returned any more.</p>` : html`<form method="post" action="${base(req)}/orders/${order.id}/returns"><input type="hidden" name="csrf" value="${req.csrfToken}"><input type="hidden" name="token" value="${token}">${rows}<button type="submit">Start return</button></form>`}`,
   );

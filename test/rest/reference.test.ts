@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RouteTable } from '../../src/routeTable.ts';
 import { restRoutes } from '../../src/rest/routes/index.ts';
 import { call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
-import { NOT_YET_SERVED, referenceOperations, referenceResponseProblems, SERVED_TAG_GROUPS } from '../support/reference.ts';
+import { referenceOperations, referenceResponseProblems, SERVED_TAG_GROUPS } from '../support/reference.ts';
 
 let server: TestServer;
 let store: TestStore;
@@ -33,9 +33,7 @@ describe('reference operations', () => {
     const matched = table.match(op.method, op.path);
     return Boolean(matched && 'route' in matched);
   };
-  const served = operations.filter((op) => !NOT_YET_SERVED.includes(`${op.method} ${op.path}`));
-
-  it.each(served.map((op) => [`${op.method} ${op.path}`, op] as const))('%s is routed', async (_name, op) => {
+  it.each(operations.map((op) => [`${op.method} ${op.path}`, op] as const))('%s is routed', async (_name, op) => {
     expect(isRouted(op), `${op.method} ${op.path} has no route`).toBe(true);
     const path = `/v2.2${concrete(op.path, store.storeId)}`;
     const res = await call(server, op.method, path, {
@@ -45,12 +43,6 @@ describe('reference operations', () => {
     });
     expect(res.status, `${op.method} ${path} answered ${res.status}: ${res.text.slice(0, 200)}`).not.toBe(405);
     expect(res.text).not.toMatch(/no route for/);
-  });
-
-  it('names as not yet served only operations of the document that really have no route', () => {
-    const known = new Set(operations.map((op) => `${op.method} ${op.path}`));
-    expect(NOT_YET_SERVED.filter((name) => !known.has(name))).toEqual([]);
-    expect(operations.filter((op) => NOT_YET_SERVED.includes(`${op.method} ${op.path}`) && isRouted(op)).map((op) => `${op.method} ${op.path}`)).toEqual([]);
   });
 });
 

@@ -200,6 +200,7 @@ describe('v3', () => {
         'return.created',
         'return.updated',
         'order.created',
+        'order.updated',
         'order.deleted',
         'fulfillment.created',
         'fulfillment.updated',

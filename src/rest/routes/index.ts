@@ -30,6 +30,7 @@ import { coverageRoutes } from './coverage.ts';
 import { customerRoutes } from './customers.ts';
 import { customerSubscriptionRoutes } from './customerSubscriptions.ts';
 import { customEventRoutes } from './customEvents.ts';
+import { customOrderRoutes } from './customOrders.ts';
 import { docsRoutes } from './docs.ts';
 import { inboundShipmentRoutes } from './inboundShipments.ts';
 import { inventoryLevelRoutes } from './inventoryLevels.ts';
@@ -37,9 +38,11 @@ import { invoiceRoutes } from './invoices.ts';
 import { openApiRoute } from './openapi.ts';
 import { orderRoutes } from './orders.ts';
 import { pageRoutes } from './pages.ts';
+import { productBulkUploadRoutes } from './productBulkUpload.ts';
 import { orderFulfillmentRoutes } from './orderFulfillments.ts';
 import { inventoryItemRoutes } from './inventoryItems.ts';
 import { returnRoutes } from './returns.ts';
+import { returnsBulkRoutes } from './returnsBulk.ts';
 import { returnDetailRoutes } from './returnDetail.ts';
 import { returnTagRoutes } from './returnTags.ts';
 import { storefrontRoutes } from './storefront.ts';
@@ -54,13 +57,16 @@ export const restRoutes: Route[] = [
   ...customerSubscriptionRoutes,
   ...customEventRoutes,
   ...orderRoutes,
+  ...customOrderRoutes,
   ...returnRoutes,
+  ...returnsBulkRoutes,
   ...returnDetailRoutes,
   ...returnTagRoutes,
   ...inventoryLevelRoutes,
   ...inboundShipmentRoutes,
   ...orderFulfillmentRoutes,
   ...inventoryItemRoutes,
+  ...productBulkUploadRoutes,
   ...pageRoutes,
   ...coverageRoutes,
   ...storefrontRoutes,

@@ -10,8 +10,8 @@ import { json } from '../../door.ts';
 import type { JsonSchema, Route, RouteInput } from '../../routeTable.ts';
 import type { ClassifiedError } from '../../schema/errors.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
-import { checkShape } from '../bodyShape.ts';
-import { problemFromError } from '../problem.ts';
+import { checkShape, withoutNulls } from '../bodyShape.ts';
+import { inputCoercionIssues, problemFromError } from '../problem.ts';
 
 // The reference document lets every optional field of the request be null; null means "not given".
 const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type as string, 'null'] });
@@ -108,9 +108,6 @@ function error(status: number, message: string) {
   return json(status, { error: message });
 }
 
-// `Variable "$input" got invalid value 1.23456 at "input.lineItems[0].price"; Decimal must be ...`
-const VARIABLE_ERROR = /^Variable "\$input" got invalid value .*? at "input\.([^"]+)"; ([\s\S]*)$/;
-
 /**
  * The message of a refused input, naming the request's own field. A result without
  * `data` failed while coercing the input (a bad date-time or decimal): each of its
@@ -118,24 +115,14 @@ const VARIABLE_ERROR = /^Variable "\$input" got invalid value .*? at "input\.([^
  */
 function inputMessage(outcome: { error: ClassifiedError; result: ExecutionResult }): string {
   if ('data' in outcome.result || !outcome.result.errors?.length) return restFieldNames(outcome.error.message);
-  return outcome.result.errors
-    .map((e) => {
-      const match = VARIABLE_ERROR.exec(e.message);
-      return match ? `${restFieldNames(match[1].replace(/\[(\d+)\]/g, '.$1'))}: ${match[2]}` : e.message;
-    })
+  return inputCoercionIssues(outcome.result)
+    .map((issue) => (issue.path ? `${restFieldNames(issue.path)}: ${issue.message}` : issue.message))
     .join('; ');
 }
 
 /** The request names the order currency `currencyCode` (spec 2.4); the v3 input calls it `currency`. */
 function restFieldNames(message: string): string {
   return message.replace(/(^|; )currency(?=:)/g, '$1currencyCode');
-}
-
-/** The value without its null properties, at every depth: a null field of the request is a field not given. */
-function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutNulls);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== null).map(([key, item]) => [key, withoutNulls(item)]));
 }
 
 async function create(input: RouteInput) {

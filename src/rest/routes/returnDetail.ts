@@ -9,7 +9,7 @@ import type { Route, RouteInput } from '../../routeTable.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import type { FieldIssue } from '../../schema/errors.ts';
 import { problem, problemFromOutcome, validationProblem } from '../problem.ts';
-import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT, restOrder, restReturn, type RestOrderNode, type RestReturnNode } from '../returnShape.ts';
+import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT, restNoOrder, restOrder, restReturn, type RestOrderNode, type RestReturnNode } from '../returnShape.ts';
 
 const GET = defineOperation(`
   query RestReturn($id: ID!) { return(id: $id) { ...RestReturn order { ...RestOrder } } }
@@ -46,9 +46,10 @@ async function readReturn<T>(input: RouteInput, operation: ReturnType<typeof def
 }
 
 async function get(input: RouteInput): Promise<DoorResponse> {
-  const read = await readReturn<RestReturnNode & { order: RestOrderNode }>(input, GET);
+  const read = await readReturn<RestReturnNode & { order: RestOrderNode | null }>(input, GET);
   if (!('found' in read)) return read;
-  return json(200, { return: restReturn(read.found), order: restOrder(read.found.order) });
+  const { order } = read.found;
+  return json(200, { return: restReturn(read.found), order: order ? restOrder(order) : restNoOrder(read.found) });
 }
 
 async function getStatus(input: RouteInput): Promise<DoorResponse> {

@@ -192,7 +192,7 @@ function readStatus(query: URLSearchParams): Checked<string[] | null> {
 }
 
 interface ListData {
-  returns: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: (RestReturnNode & { order: RestOrderNode })[] };
+  returns: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: (RestReturnNode & { order: RestOrderNode | null })[] };
 }
 
 async function list(input: RouteInput): Promise<DoorResponse> {
@@ -210,7 +210,7 @@ async function list(input: RouteInput): Promise<DoorResponse> {
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance, NAMES);
   const { nodes, pageInfo } = outcome.data.returns;
   const orders = new Map<string, RestOrderNode>();
-  for (const node of nodes) if (!orders.has(node.order.id)) orders.set(node.order.id, node.order);
+  for (const { order } of nodes) if (order && !orders.has(order.id)) orders.set(order.id, order);
   return json(200, { returns: nodes.map(restReturn), orders: [...orders.values()].map(restOrder) }, nextPageHeaders(pageInfo));
 }
 
