@@ -7,7 +7,6 @@ import type { Scope } from '../auth/scopes.ts';
 import type { Return as ReturnRow } from '../generated/prisma/client.ts';
 import {
   addReturnNote,
-  barcodeOf,
   setReturnTags,
   createReturn,
   describeItem,
