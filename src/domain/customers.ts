@@ -395,6 +395,16 @@ export async function findCustomerForUpdate(tx: Tx, storeId: string, key: Custom
   return tx.customer.findUniqueOrThrow({ where: { id: rows[0].id } });
 }
 
+/**
+ * The upsert's lookup: an existing customer's row lock is all it needs (one statement);
+ * only when the e-mail is new does it take the e-mail's advisory lock and look again.
+ * Safe to skip that lock here because the upsert takes no other key lock afterwards.
+ */
+async function lockCustomerByEmail(tx: Tx, storeId: string, email: string): Promise<Customer | null> {
+  const rows = await tx.$queryRaw<Customer[]>`SELECT * FROM "Customer" WHERE "storeId" = ${storeId} AND "email" = ${email} FOR UPDATE`;
+  return rows[0] ?? findCustomerForUpdate(tx, storeId, { email });
+}
+
 function mergedLocation(stored: Prisma.JsonValue | null, supplied: CustomerLocation | undefined): CustomerLocation | null {
   const current = (stored ?? null) as CustomerLocation | null;
   if (!supplied) return current;
@@ -463,19 +473,37 @@ async function writeCustomFields(
   declarations: FieldDeclarations,
 ): Promise<void> {
   if (fields.length === 0) return;
-  const declarationIds = fields.map((f) => declarations.get(f.name)!.id);
-  await tx.customFieldValue.deleteMany({ where: { customerId, declarationId: { in: declarationIds } } });
-  await tx.customFieldValue.createMany({
-    data: fields.map((f) => {
-      const declaration = declarations.get(f.name)!;
-      return { customerId, declarationId: declaration.id, ...valueColumns(declaration.type, f) };
-    }),
+  const rows = fields.map((f) => {
+    const declaration = declarations.get(f.name)!;
+    return { declarationId: declaration.id, ...valueColumns(declaration.type, f) };
   });
-  const options = fields
-    .filter((f) => declarations.get(f.name)!.type === 'STRING')
-    .map((f) => ({ declarationId: declarations.get(f.name)!.id, value: f.value as string }));
-  if (options.length > 0) await tx.customFieldOption.createMany({ data: options, skipDuplicates: true });
+  await tx.$executeRawUnsafe(
+    WRITE_CUSTOM_FIELDS_SQL,
+    customerId,
+    rows.map((r) => r.declarationId),
+    rows.map((r) => r.stringValue),
+    rows.map((r) => (r.numberValue === null ? null : r.numberValue.toString())),
+    rows.map((r) => r.booleanValue),
+    rows.map((r) => (r.dateValue === null ? null : r.dateValue.toISOString())),
+  );
 }
+
+// The values in one statement: each one inserted or replaced, and every string value
+// added to its field's options (the values a segment can pick from).
+const WRITE_CUSTOM_FIELDS_SQL = `
+WITH incoming AS (
+  SELECT * FROM unnest($2::text[], $3::text[], $4::text[]::numeric[], $5::boolean[], $6::text[]::timestamptz[])
+    AS t("declarationId", "stringValue", "numberValue", "booleanValue", "dateValue")
+), saved AS (
+  INSERT INTO "CustomFieldValue" ("customerId", "declarationId", "stringValue", "numberValue", "booleanValue", "dateValue", "updatedAt")
+  SELECT $1, "declarationId", "stringValue", "numberValue", "booleanValue", "dateValue" AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM incoming
+  ON CONFLICT ("customerId", "declarationId") DO UPDATE SET
+    "stringValue" = excluded."stringValue", "numberValue" = excluded."numberValue", "booleanValue" = excluded."booleanValue",
+    "dateValue" = excluded."dateValue", "updatedAt" = excluded."updatedAt"
+)
+INSERT INTO "CustomFieldOption" ("declarationId", value, "createdAt")
+SELECT "declarationId", "stringValue", now() AT TIME ZONE 'UTC' FROM incoming WHERE "stringValue" IS NOT NULL
+ON CONFLICT DO NOTHING`;
 
 interface StoredValue {
   stringValue: string | null;
@@ -537,10 +565,42 @@ function customerView(customer: Customer, values: StoredValue[], subscriptions: 
   };
 }
 
+const UTC_ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+// A customer's custom field values and subscriptions in one round trip.
+const CUSTOMER_DETAILS_SQL = `
+SELECT
+  (SELECT coalesce(json_agg(json_build_object(
+     'name', d.name, 'type', d.type::text, 'stringValue', v."stringValue", 'numberValue', v."numberValue"::text,
+     'booleanValue', v."booleanValue", 'dateValue', to_char(v."dateValue", ${UTC_ISO}))), '[]'::json)
+   FROM "CustomFieldValue" v JOIN "CustomFieldDeclaration" d ON d.id = v."declarationId" WHERE v."customerId" = $1) AS "values",
+  (SELECT coalesce(json_agg(json_build_object(
+     'channel', s.channel::text, 'kind', s.kind::text, 'status', s.status::text, 'address', s.address,
+     'changedAt', to_char(s."changedAt", ${UTC_ISO})) ORDER BY s.channel, s.kind), '[]'::json)
+   FROM "CustomerSubscription" s WHERE s."customerId" = $1) AS "subscriptions"`;
+
+interface CustomerDetailRows {
+  values: { name: string; type: CustomFieldType; stringValue: string | null; numberValue: string | null; booleanValue: boolean | null; dateValue: string | null }[];
+  subscriptions: { channel: string; kind: string; status: string; address: string; changedAt: string }[];
+}
+
+async function readCustomerDetails(tx: Tx, customerId: string): Promise<{ values: StoredValue[]; subscriptions: StoredSubscription[] }> {
+  const [row] = await tx.$queryRawUnsafe<{ values: unknown; subscriptions: unknown }[]>(CUSTOMER_DETAILS_SQL, customerId);
+  const parse = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
+  const values = parse<CustomerDetailRows['values']>(row.values).map((v) => ({
+    stringValue: v.stringValue,
+    numberValue: v.numberValue === null ? null : new Decimal(v.numberValue),
+    booleanValue: v.booleanValue,
+    dateValue: v.dateValue === null ? null : new Date(v.dateValue),
+    declaration: { name: v.name, type: v.type },
+  }));
+  const subscriptions = parse<CustomerDetailRows['subscriptions']>(row.subscriptions).map((s) => ({ ...s, changedAt: new Date(s.changedAt) }));
+  return { values, subscriptions };
+}
+
 /** Records customer.created or customer.updated with the whole profile as it now stands. */
 export async function announceCustomer(tx: Tx, storeId: string, { customer, created }: CustomerWrite): Promise<void> {
-  const values = await tx.customFieldValue.findMany({ where: { customerId: customer.id }, select: CUSTOM_FIELD_VALUE_SELECT });
-  const subscriptions = await tx.customerSubscription.findMany({ where: { customerId: customer.id }, orderBy: [{ channel: 'asc' }, { kind: 'asc' }] });
+  const { values, subscriptions } = await readCustomerDetails(tx, customer.id);
   await recordEvent(tx, {
     storeId,
     topic: created ? 'customer.created' : 'customer.updated',
@@ -558,7 +618,7 @@ export async function upsertCustomer(db: Db | Tx, storeId: string, input: Custom
   const { email, profile } = parseUpsert(input);
   return inTransaction(db, async (tx) => {
     const declarations = await declareFields(tx, storeId, profile.fields);
-    const existing = await findCustomerForUpdate(tx, storeId, { email });
+    const existing = await lockCustomerByEmail(tx, storeId, email);
     const write = await saveCustomerProfile(tx, storeId, existing, email, profile, declarations);
     await announceCustomer(tx, storeId, write);
     return write;

@@ -15,7 +15,7 @@ afterAll(async () => server?.close());
 async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
   const seen: string[] = [];
   const stop = server.db.onStatement(({ sql }) => {
-    if (!/^\s*(BEGIN|COMMIT|ROLLBACK)\b/i.test(sql)) seen.push(sql);
+    if (!/^\s*(BEGIN|COMMIT|ROLLBACK)\b|^-- Implicit "(BEGIN|COMMIT|ROLLBACK)"/i.test(sql)) seen.push(sql);
   });
   try {
     await fn();
