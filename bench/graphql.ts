@@ -17,7 +17,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { authenticate } from '../src/auth/authenticate.ts';
 import { SCOPES } from '../src/auth/scopes.ts';
 import { loadConfig } from '../src/config.ts';
-import { pgliteChannel, type Database, type SqlChannel } from '../src/db/client.ts';
+import { pgliteChannel, type Database, type NotificationHandlers, type SqlChannel } from '../src/db/client.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { newId } from '../src/domain/ids.ts';
 import { Decimal } from '../src/domain/money.ts';
@@ -70,11 +70,18 @@ async function openCountingDatabase(): Promise<CountingDatabase> {
     sql,
     singleConnection: true,
     session: <T>(fn: (channel: typeof sql) => Promise<T>) => fn(sql),
+    listen: noRevocations,
     async close() {
       await prisma.$disconnect();
       await pglite.close();
     },
   });
+}
+
+/** Nothing here revokes API clients, so the authenticator's cache needs no notifications. */
+async function noRevocations(_channel: string, handlers: NotificationHandlers) {
+  handlers.onState(true);
+  return async () => undefined;
 }
 
 function pgChannel(client: pg.Pool | pg.PoolClient): SqlChannel {
@@ -114,6 +121,7 @@ async function openCountingPostgres(): Promise<CountingDatabase> {
     prisma,
     sql: pgChannel(pool),
     singleConnection: false,
+    listen: noRevocations,
     async session<T>(fn: (channel: SqlChannel) => Promise<T>) {
       const client = await pool.connect();
       try {

@@ -9,6 +9,9 @@
 //   sofa   the schema field served by a SOFA router (sofa-api), SOFA's own operation
 //   table  SOFA's very operation run by a route table + adapter, as the door's routes are
 //   raw    a hand-written node:http route calling the domain function directly
+//   sql    the floor: a node:http route doing the least SQL the operation needs, with no
+//          ORM: the API-client lookup, then for the upsert one statement (customer upsert
+//          and outbox event, one transaction), for the page one query returning the JSON
 // Every variant authenticates the bearer secret and counts the rate limit as the
 // door does, so what differs is the layer between HTTP and the domain. `sofa` vs
 // `table` isolates SOFA's route handling (both execute the same document); a third
@@ -23,10 +26,12 @@ import { createSofa, createSofaRouter } from 'sofa-api';
 import { authenticate, isAuthFailure, readSecret, type AuthContext } from '../src/auth/authenticate.ts';
 import { createRateLimiter } from '../src/auth/rateLimit.ts';
 import { SCOPES } from '../src/auth/scopes.ts';
+import { hashSecret } from '../src/auth/secrets.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { upsertCustomer, type CustomerUpsertInput } from '../src/domain/customers.ts';
+import { newId } from '../src/domain/ids.ts';
 import { createOrder } from '../src/domain/orders.ts';
 import { createReturn, listReturns } from '../src/domain/returns.ts';
 import { createApiClient, createStore } from '../src/domain/stores.ts';
@@ -39,6 +44,7 @@ import { defineOperation, runOperation, type Operation } from '../src/schema/exe
 import { schema } from '../src/schema/index.ts';
 import { encodeCursor } from '../src/schema/keyset.ts';
 import { createApp } from '../src/server.ts';
+import { SOFA_DEPTH_LIMIT, sofaSchema } from '../src/rest/sofa.ts';
 
 const REQUESTS = Number(process.env.BENCH_REST_REQUESTS ?? 2000);
 /** Each variant also stops after this long, so `npm run bench` stays within a few minutes on a slow machine. */
@@ -153,6 +159,29 @@ function readBody(req: http.IncomingMessage): Promise<unknown> {
   });
 }
 
+// The floor of each operation, in plain SQL over the database's own channel.
+const SQL_CLIENT = `SELECT c.id, c."storeId" FROM "ApiClient" c WHERE c."secretHash" = $1 AND c."revokedAt" IS NULL`;
+const SQL_UPSERT = `
+WITH saved AS (
+  INSERT INTO "Customer" (id, "storeId", email, "firstName", "lastName", name, "phoneNumbers", "createdAt", "updatedAt")
+  VALUES ($1, $2, $3, $4, $5, $4 || ' ' || $5, '{}', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC')
+  ON CONFLICT ("storeId", email) DO UPDATE SET "firstName" = excluded."firstName", "lastName" = excluded."lastName", name = excluded.name, "updatedAt" = excluded."updatedAt"
+  RETURNING id, email, "firstName", "lastName", (xmax = 0) AS created
+), event AS (
+  INSERT INTO "Event" (id, "storeId", topic, "subjectId", data, "createdAt")
+  SELECT $6, $2, CASE WHEN created THEN 'customer.created' ELSE 'customer.updated' END, id, to_jsonb(saved), now() AT TIME ZONE 'UTC' FROM saved
+)
+SELECT id, email, created FROM saved`;
+const SQL_RETURNS_PAGE = `
+SELECT coalesce(json_agg(page ORDER BY page."updatedAt" DESC, page.id DESC), '[]'::json) AS returns FROM (
+  SELECT r.id, r.status, r.type, r."createdAt", r."updatedAt", r.currency, r."totalRefund", r."totalStoreCredit", r.tags,
+    (SELECT json_build_object('id', o.id, 'name', o.name, 'externalId', o."externalId",
+       'lineItems', (SELECT json_agg(l ORDER BY l.position) FROM "OrderLineItem" l WHERE l."orderId" = o.id))
+     FROM "Order" o WHERE o.id = r."orderId") AS "order",
+    (SELECT json_agg(json_build_object('id', i.id, 'quantity', i.quantity, 'reason', i.reason, 'outcome', i.outcome, 'orderLineItemId', i."orderLineItemId"))
+     FROM "ReturnItem" i WHERE i."returnId" = r.id) AS items
+  FROM "Return" r WHERE r."storeId" = $1 ORDER BY r."updatedAt" DESC, r.id DESC LIMIT $2) page`;
+
 /** Marks a bench request whose client was authenticated once up front. */
 const PREAUTHORIZED = 'preauthorized';
 
@@ -167,7 +196,9 @@ function sharedSofaRouter() {
   sofaRouter ??= createSofaRouter(
     createSofa({
       basePath: '/sofa',
-      schema,
+      // What the service's own SOFA door generates from (see src/rest/sofa.ts).
+      schema: sofaSchema(schema),
+      depthLimit: SOFA_DEPTH_LIMIT,
       execute: ((args: ExecutionArgs) => {
         if (args.operationName && !captured.has(args.operationName)) captured.set(args.operationName, args.document);
         return execute(args);
@@ -228,6 +259,7 @@ async function startBenchServer(db: Database, fixture: Fixture) {
     }
     (async () => {
       const body = await readBody(req);
+      if (url.pathname.startsWith('/sql/')) return await sqlRoute(db, url, req, body, res);
       const auth = await authOf(url, req.headers.authorization);
       if (!auth) return send(res, 401, { error: 'unauthorized' });
       if (url.pathname === `/raw/stores/${fixture.storeId}/customers` && req.method === 'PUT') {
@@ -273,6 +305,31 @@ async function startBenchServer(db: Database, fixture: Fixture) {
     base,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The `sql` variant: what the operation costs with nothing between HTTP and the database. */
+async function sqlRoute(db: Database, url: URL, req: http.IncomingMessage, body: unknown, res: http.ServerResponse): Promise<void> {
+  const secret = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+  const [client] = await db.sql.query<{ id: string; storeId: string }>(SQL_CLIENT, [hashSecret(secret)]);
+  if (!client) return send(res, 401, { error: 'unauthorized' });
+  if (url.pathname === '/sql/customers' && req.method === 'PUT') {
+    const input = body as CustomerUpsertInput;
+    // One statement is one transaction: the customer and its event commit together.
+    const [row] = await db.sql.query<{ id: string; email: string; created: boolean }>(SQL_UPSERT, [
+      newId('customer'),
+      client.storeId,
+      input.email,
+      input.firstName,
+      input.lastName,
+      newId('event'),
+    ]);
+    return send(res, row.created ? 201 : 200, row);
+  }
+  if (url.pathname === '/sql/returns' && req.method === 'GET') {
+    const [page] = await db.sql.query<{ returns: unknown }>(SQL_RETURNS_PAGE, [client.storeId, PAGE]);
+    return send(res, 200, { returns: page.returns });
+  }
+  return send(res, 404, { error: 'no route' });
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -333,6 +390,7 @@ function printTable(title: string, rows: Measured[]) {
   for (const r of rows) process.stdout.write(`${line([r.name, String(r.requests), r.rps.toFixed(0), r.p50.toFixed(1), r.p99.toFixed(1)])}\n`);
   const by = Object.fromEntries(rows.map((r) => [r.name, r]));
   const ratios = [
+    ['rest', 'sql'],
     ['rest', 'raw'],
     ['rest', 'v3'],
     ['v3rest', 'v3'],
@@ -364,6 +422,7 @@ async function benchDatabase(label: string, db: Database): Promise<void> {
       { name: 'sofa', expect: [200], request: (i, phase) => ({ method: 'POST', path: 'bench:/sofa/upsert-customer', body: { input: customerBody(`sofa-${phase}`, i) } }) },
       { name: 'table', expect: [200], request: (i, phase) => ({ method: 'POST', path: 'bench:/table/upsert-customer', body: { input: customerBody(`table-${phase}`, i) } }) },
       { name: 'raw', expect: [200, 201], request: (i, phase) => ({ method: 'PUT', path: `bench:/raw${store}/customers`, body: customerBody(`raw-${phase}`, i) }) },
+      { name: 'sql', expect: [200, 201], request: (i, phase) => ({ method: 'PUT', path: 'bench:/sql/customers', body: customerBody(`sql-${phase}`, i) }) },
     ];
     const returns: Variant[] = [
       { name: 'rest', expect: [200], request: () => ({ method: 'GET', path: `app:/v2.2${store}/returns?page-size=${PAGE}` }) },
@@ -372,6 +431,7 @@ async function benchDatabase(label: string, db: Database): Promise<void> {
       { name: 'sofa', expect: [200], request: () => ({ method: 'GET', path: `bench:/sofa/returns?first=${PAGE}` }) },
       { name: 'table', expect: [200], request: () => ({ method: 'GET', path: `bench:/table/returns?first=${PAGE}` }) },
       { name: 'raw', expect: [200], request: () => ({ method: 'GET', path: `bench:/raw${store}/returns` }) },
+      { name: 'sql', expect: [200], request: () => ({ method: 'GET', path: 'bench:/sql/returns' }) },
     ];
     const lookup: Variant[] = [
       { name: 'sofa', expect: [200], request: () => ({ method: 'GET', path: `bench:/sofa/store?${PREAUTHORIZED}` }) },

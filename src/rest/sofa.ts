@@ -22,7 +22,7 @@ const OPENAPI_PATH = `${SOFA_PREFIX}/openapi.json`;
  * id are selected as their id only (SOFA's "models"). Building every route takes about a
  * second at 1 and a minute at 2, so 1.
  */
-const DEPTH_LIMIT = 1;
+export const SOFA_DEPTH_LIMIT = 1;
 
 /**
  * The schema SOFA generates from: the same resolvers, with two changes.
@@ -33,7 +33,7 @@ const DEPTH_LIMIT = 1;
  *   prints and re-parses the whole Query or Mutation type once per variable of every
  *   route to find descriptions (seconds at start).
  */
-function sofaSchema(of: GraphQLSchema): GraphQLSchema {
+export function sofaSchema(of: GraphQLSchema): GraphQLSchema {
   const roots = new Set([of.getQueryType()?.name, of.getMutationType()?.name]);
   const selectable = mapSchema(of, {
     [MapperKind.OBJECT_FIELD]: (field, _name, typeName) =>
@@ -81,7 +81,7 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
   const buildRouter = () => useSofa({
     basePath: SOFA_PREFIX,
     schema: sofaSchema(schema),
-    depthLimit: DEPTH_LIMIT,
+    depthLimit: SOFA_DEPTH_LIMIT,
     context: (serverContext) => (serverContext as unknown as { gqlContext: GraphQLContext }).gqlContext,
     errorHandler: (errors) => {
       const classified = classifyError(errors[0]);

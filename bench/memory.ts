@@ -1,0 +1,63 @@
+// Resident memory of the real service (`src/main.ts` in a child process) on the embedded
+// PGlite default: after start (demo data seeded, /readyz answering) and after a load of
+// REST upserts and return pages, read from /proc/<pid>/status (VmRSS, VmHWM for the peak).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { exited, startService } from '../test/support/service.ts';
+import { waitFor } from '../test/webhooks/support.ts';
+
+const REQUESTS = Number(process.env.BENCH_MEMORY_REQUESTS ?? 2000);
+const CONCURRENCY = 16;
+
+function memoryOf(pid: number): { rssMb: number; peakMb: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+}
+
+export async function run(): Promise<void> {
+  if (!fs.existsSync('/proc/self/status')) {
+    process.stdout.write('no /proc here; memory not measured\n');
+    return;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-memory-'));
+  const service = await startService(`pglite:${dir}`, { SEED_WHEN_EMPTY: 'true', RATE_LIMIT_REST_PER_MINUTE: '1000000' });
+  try {
+    await waitFor(async () => (await fetch(`${service.url}/readyz`).then((r) => r.status).catch(() => 0)) === 200, '/readyz', 60_000, 50);
+    const pid = service.child.pid!;
+    const atStart = memoryOf(pid);
+    const credentials = JSON.parse(fs.readFileSync(`${dir}.demo-credentials.json`, 'utf8')) as { storeId: string; secret: string };
+    const headers = { authorization: `Bearer ${credentials.secret}`, 'content-type': 'application/json' };
+    let next = 0;
+    const worker = async () => {
+      while (next < REQUESTS) {
+        const i = next++;
+        const response =
+          i % 2 === 0
+            ? await fetch(`${service.url}/v2.2/stores/${credentials.storeId}/customers`, {
+                method: 'PUT',
+                headers,
+                body: JSON.stringify({ email: `load-${i % 100}@example.com`, firstName: 'Load', lastName: String(i), customFields: { visits: i } }),
+              })
+            : await fetch(`${service.url}/v2.2/stores/${credentials.storeId}/returns?page-size=20`, { headers });
+        await response.text();
+        if (response.status >= 300) throw new Error(`load request ${i} answered ${response.status}`);
+      }
+    };
+    const started = performance.now();
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    const seconds = (performance.now() - started) / 1000;
+    const afterLoad = memoryOf(pid);
+    process.stdout.write(`service on PGlite (${dir}): resident memory\n`);
+    process.stdout.write(`  after start (seeded, ready):  RSS ${atStart.rssMb.toFixed(0)} MB\n`);
+    process.stdout.write(
+      `  after ${REQUESTS} REST requests (${CONCURRENCY} in flight, ${(REQUESTS / seconds).toFixed(0)} req/s): RSS ${afterLoad.rssMb.toFixed(0)} MB, peak ${afterLoad.peakMb.toFixed(0)} MB\n`,
+    );
+  } finally {
+    service.child.kill('SIGTERM');
+    await exited(service.child);
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(`${dir}.demo-credentials.json`, { force: true });
+  }
+}
