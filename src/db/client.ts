@@ -9,7 +9,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
-import { openEmbedded, type EmbeddedHandle } from './embedded.ts';
+import { EMBEDDED_START_PARAMS, openEmbedded, type EmbeddedHandle } from './embedded.ts';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
 
@@ -134,7 +134,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
   const { kind, target } = describeUrl(url);
   if (kind === 'postgresql') return openPostgres(url, target, options.poolSize ?? 10);
   if (target === 'memory:' || target === '') {
-    const pglite = new PGlite({ loadDataDir: options.loadDataDir });
+    const pglite = new PGlite({ loadDataDir: options.loadDataDir, startParams: EMBEDDED_START_PARAMS });
     await pglite.waitReady;
     return fromPGlite(url, pglite, async () => pglite.close());
   }
