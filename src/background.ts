@@ -42,7 +42,7 @@ export function startBackgroundWork({
       logger.warn('pruning the webhook history failed', { error });
       return undefined;
     });
-    if (removed && removed.deliveries + removed.events > 0) logger.info('pruned the webhook history', { ...removed, retentionDays: config.webhookRetentionDays });
+    if (removed && removed.deliveries + removed.events + removed.queues > 0) logger.info('pruned the webhook history', { ...removed, retentionDays: config.webhookRetentionDays });
   };
   const prune = setInterval(() => {
     // A run still busy with a large backlog is not joined by a second one.

@@ -3,13 +3,13 @@
 // which the delivery is discarded.
 //
 // Several dispatchers (in several service instances) may run against one database.
-// A delivery is claimed by taking a lease on its row (`lockedBy`, `lockedUntil`) in
-// one statement that locks candidate rows with FOR UPDATE SKIP LOCKED, so two
-// dispatchers never hold the same delivery. Per (subscription, subject) order: a
-// delivery is a candidate only when no delivery of its pair with a lower `sequence`
-// is still PENDING, so the next event of a subject waits until the previous one was
-// delivered or discarded, while other subjects proceed in parallel (up to
-// `concurrency` at once). A lease outlives the attempt's timeout; a dispatcher that
+// Each (subscription, subject) pair is a queue (WebhookQueue): its head, the PENDING
+// delivery of lowest `sequence`, is the only one that may be attempted, so the next event
+// of a subject waits until the previous one was delivered or discarded, while other
+// subjects proceed in parallel (up to `concurrency` at once). A claim locks due queues
+// with FOR UPDATE SKIP LOCKED and leases their heads (`lockedBy`, `lockedUntil`) in one
+// statement, so two dispatchers never hold the same delivery, and its cost depends on
+// the batch, not on how many subjects wait. A lease outlives the attempt's timeout; a dispatcher that
 // dies mid-attempt leaves a lease that expires, and the delivery is claimed again
 // (at-least-once). All times come from the database clock, so instances on hosts
 // with skewed clocks agree on what is due.
@@ -70,51 +70,56 @@ interface ClaimedDelivery extends DeliveredEvent {
 
 const NOW = `(now() AT TIME ZONE 'UTC')`;
 
-// Candidates are the heads of the queues: the first PENDING delivery of each
-// (subscription, subject) pair. `pairs` walks the distinct pairs with PENDING
-// deliveries by index seeks (a loose index scan), `heads` takes each pair's first
-// one from the same index, and the oldest due, unleased heads are locked (skipping
-// rows another dispatcher is claiming right now) and leased. The conditions on the
-// locked row are checked again after the lock, so a head claimed or completed by
-// another dispatcher in the meantime drops out.
+// Producers only insert deliveries (no row they share, so no lock order to get wrong).
+// A dispatcher counts new ones into their queues: rows another dispatcher is counting are
+// skipped, and queue rows are upserted in key order so two dispatchers never deadlock.
+const INGEST_SQL = `
+WITH fresh AS (
+  UPDATE "WebhookDelivery" AS d SET queued = true
+  WHERE d.id IN (SELECT id FROM "WebhookDelivery" WHERE NOT queued ORDER BY sequence LIMIT $1 FOR UPDATE SKIP LOCKED)
+  RETURNING d."subscriptionId", d."subjectId", d."nextAttemptAt"
+)
+INSERT INTO "WebhookQueue" ("subscriptionId", "subjectId", pending, "dueAt")
+SELECT "subscriptionId", "subjectId", count(*), min("nextAttemptAt") FROM fresh
+GROUP BY "subscriptionId", "subjectId" ORDER BY "subscriptionId", "subjectId"
+ON CONFLICT ("subscriptionId", "subjectId") DO UPDATE SET
+  pending = "WebhookQueue".pending + excluded.pending,
+  "dueAt" = coalesce("WebhookQueue"."dueAt", excluded."dueAt")
+RETURNING 1`;
+
+// The oldest due queues of enabled subscriptions are locked (skipping those another
+// dispatcher is claiming right now) and leased; each one's head, its PENDING delivery of
+// lowest sequence, is found by one index seek. A queue whose head is gone (its
+// subscription's deliveries deleted) is reset rather than leased.
 const CLAIM_SQL = `
-WITH RECURSIVE pairs AS (
-  (SELECT "subscriptionId", "subjectId" FROM "WebhookDelivery"
-   WHERE status = 'PENDING'
-   ORDER BY "subscriptionId", "subjectId"
-   LIMIT 1)
-  UNION ALL
-  SELECT next."subscriptionId", next."subjectId"
-  FROM pairs p
-  CROSS JOIN LATERAL (
-    SELECT w."subscriptionId", w."subjectId" FROM "WebhookDelivery" w
-    WHERE w.status = 'PENDING' AND (w."subscriptionId", w."subjectId") > (p."subscriptionId", p."subjectId")
-    ORDER BY w."subscriptionId", w."subjectId"
-    LIMIT 1) next
+WITH due AS (
+  SELECT q."subscriptionId", q."subjectId"
+  FROM "WebhookQueue" q JOIN "WebhookSubscription" s ON s.id = q."subscriptionId" AND s.enabled
+  WHERE q."dueAt" <= ${NOW}
+  ORDER BY q."dueAt"
+  LIMIT $3
+  FOR UPDATE OF q SKIP LOCKED
 ),
 heads AS (
-  SELECT head.id
-  FROM pairs p
-  JOIN "WebhookSubscription" s ON s.id = p."subscriptionId" AND s.enabled
-  CROSS JOIN LATERAL (
-    SELECT w.id, w.sequence, w."nextAttemptAt", w."lockedUntil" FROM "WebhookDelivery" w
-    WHERE w.status = 'PENDING' AND w."subscriptionId" = p."subscriptionId" AND w."subjectId" = p."subjectId"
+  SELECT due."subscriptionId", due."subjectId", head.id
+  FROM due LEFT JOIN LATERAL (
+    SELECT w.id FROM "WebhookDelivery" w
+    WHERE w.status = 'PENDING' AND w."subscriptionId" = due."subscriptionId" AND w."subjectId" = due."subjectId"
     ORDER BY w.sequence
-    LIMIT 1) head
-  WHERE head."nextAttemptAt" <= ${NOW} AND (head."lockedUntil" IS NULL OR head."lockedUntil" <= ${NOW})
-  ORDER BY head.sequence
-  LIMIT $3
+    LIMIT 1) head ON true
+),
+leased AS (
+  UPDATE "WebhookQueue" q
+  SET "dueAt" = CASE WHEN heads.id IS NULL THEN NULL ELSE ${NOW} + interval '1 millisecond' * $2::float8 END,
+      pending = CASE WHEN heads.id IS NULL THEN 0 ELSE q.pending END
+  FROM heads WHERE q."subscriptionId" = heads."subscriptionId" AND q."subjectId" = heads."subjectId"
 ),
 claimed AS (
   UPDATE "WebhookDelivery" AS d
   SET "lockedBy" = $1, "lockedUntil" = ${NOW} + interval '1 millisecond' * $2::float8
-  WHERE d.id IN (
-    SELECT c.id FROM "WebhookDelivery" c
-    WHERE c.id IN (SELECT id FROM heads)
-      AND c.status = 'PENDING'
-      AND (c."lockedUntil" IS NULL OR c."lockedUntil" <= ${NOW})
-    FOR UPDATE OF c SKIP LOCKED)
-  RETURNING d.id, d."attemptCount", d."eventId", d."subscriptionId")
+  WHERE d.id IN (SELECT id FROM heads WHERE id IS NOT NULL)
+  RETURNING d.id, d."attemptCount", d."eventId", d."subscriptionId"
+)
 SELECT claimed.id, claimed."attemptCount", s.url, s.secret, s.payload,
        e.id AS "eventId", e.topic, e."storeId", e."subjectId", e.data,
        to_char(e."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
@@ -125,6 +130,9 @@ JOIN "WebhookSubscription" s ON s.id = claimed."subscriptionId"
 JOIN "Store" st ON st.id = e."storeId"`;
 
 // Only the lease holder may record: a dispatcher that lost its lease records nothing.
+// The delivery's queue is updated in the same statement: a retry makes it due again at
+// the next attempt, a finished delivery hands the queue to its next one (due now) or
+// leaves it idle.
 const RECORD_SQL = `
 WITH done AS (
   UPDATE "WebhookDelivery"
@@ -136,14 +144,27 @@ WITH done AS (
       "lockedBy" = NULL,
       "lockedUntil" = NULL
   WHERE id = $1 AND "lockedBy" = $2 AND status = 'PENDING'
-  RETURNING id, "attemptCount")
+  RETURNING id, "attemptCount", "nextAttemptAt", "subscriptionId", "subjectId"),
+queue AS (
+  UPDATE "WebhookQueue" q
+  SET pending = CASE WHEN $3::text = 'PENDING' THEN q.pending ELSE q.pending - 1 END,
+      "dueAt" = CASE WHEN $3::text = 'PENDING' THEN done."nextAttemptAt" WHEN q.pending > 1 THEN ${NOW} ELSE NULL END
+  FROM done WHERE q."subscriptionId" = done."subscriptionId" AND q."subjectId" = done."subjectId")
 INSERT INTO "DeliveryAttempt" (id, "deliveryId", "attemptNumber", "startedAt", "durationMs", "responseStatus", error)
 SELECT $6, done.id, done."attemptCount", $7::timestamptz AT TIME ZONE 'UTC', $8::int, $9::int, $5::text FROM done
 RETURNING "attemptNumber"`;
 
+// Hands a claimed delivery back untouched (the dispatcher is stopping); its queue is due again.
 const RELEASE_SQL = `
-UPDATE "WebhookDelivery" SET "lockedBy" = NULL, "lockedUntil" = NULL
-WHERE id = $1 AND "lockedBy" = $2 AND status = 'PENDING'`;
+WITH released AS (
+  UPDATE "WebhookDelivery" SET "lockedBy" = NULL, "lockedUntil" = NULL
+  WHERE id = $1 AND "lockedBy" = $2 AND status = 'PENDING'
+  RETURNING "subscriptionId", "subjectId", "nextAttemptAt")
+UPDATE "WebhookQueue" q SET "dueAt" = released."nextAttemptAt"
+FROM released WHERE q."subscriptionId" = released."subscriptionId" AND q."subjectId" = released."subjectId"`;
+
+/** New deliveries counted into their queues per statement. */
+const INGEST_BATCH = 5_000;
 
 export class WebhookDispatcher {
   readonly instanceId: string;
@@ -226,6 +247,7 @@ export class WebhookDispatcher {
     while (!this.stopSignal.signal.aborted) {
       const free = this.concurrency - this.inFlight.size;
       if (free <= 0) return;
+      await this.db.sql.query(INGEST_SQL, [INGEST_BATCH]);
       const claimed = await this.db.sql.query<ClaimedDelivery>(CLAIM_SQL, [this.instanceId, this.leaseMs, free]);
       if (this.stopSignal.signal.aborted) {
         // Stopped while claiming: hand these back untouched.

@@ -1,6 +1,7 @@
 // Retention of the webhook history: deliveries that are finished (DELIVERED or
 // DISCARDED) longer than the retention age ago, with their attempts (cascade), and
-// then events that are older than that age and have no delivery left.
+// then events that are older than that age and have no delivery left, and the queues of
+// subjects with nothing pending (a queue is made again when its subject has a delivery).
 //
 // Each batch is one short statement of its own: it deletes at most `batchSize` rows,
 // found through an index, and skips rows another transaction holds (SKIP LOCKED), so
@@ -22,6 +23,7 @@ export interface RetentionOptions {
 export interface RetentionResult {
   deliveries: number;
   events: number;
+  queues: number;
 }
 
 const CUTOFF = `(now() AT TIME ZONE 'UTC') - interval '1 day' * $1::float8`;
@@ -47,10 +49,21 @@ WITH gone AS (
   RETURNING 1)
 SELECT count(*)::int AS deleted FROM gone`;
 
-async function deleteInBatches(db: Database, sql: string, days: number, batchSize: number, maxBatches: number): Promise<number> {
+// An idle queue row is locked before it is deleted, and deleted only if still idle, so a
+// dispatcher counting a new delivery into it either waits and makes it again, or wins.
+const DELETE_IDLE_QUEUES_SQL = `
+WITH idle AS (
+  SELECT "subscriptionId", "subjectId" FROM "WebhookQueue" WHERE pending = 0 LIMIT $1 FOR UPDATE SKIP LOCKED),
+gone AS (
+  DELETE FROM "WebhookQueue" q USING idle
+  WHERE q."subscriptionId" = idle."subscriptionId" AND q."subjectId" = idle."subjectId" AND q.pending = 0
+  RETURNING 1)
+SELECT count(*)::int AS deleted FROM gone`;
+
+async function deleteInBatches(db: Database, sql: string, params: (batchSize: number) => unknown[], batchSize: number, maxBatches: number): Promise<number> {
   let total = 0;
   for (let batch = 0; batch < maxBatches; batch++) {
-    const [{ deleted }] = await db.sql.query<{ deleted: number }>(sql, [days, batchSize]);
+    const [{ deleted }] = await db.sql.query<{ deleted: number }>(sql, params(batchSize));
     total += deleted;
     if (deleted < batchSize) break;
   }
@@ -60,7 +73,9 @@ async function deleteInBatches(db: Database, sql: string, days: number, batchSiz
 export async function pruneWebhookHistory(db: Database, options: RetentionOptions): Promise<RetentionResult> {
   const batchSize = options.batchSize ?? 500;
   const maxBatches = options.maxBatches ?? 20;
-  const deliveries = await deleteInBatches(db, DELETE_DELIVERIES_SQL, options.retentionDays, batchSize, maxBatches);
-  const events = await deleteInBatches(db, DELETE_EVENTS_SQL, options.retentionDays, batchSize, maxBatches);
-  return { deliveries, events };
+  const aged = (size: number) => [options.retentionDays, size];
+  const deliveries = await deleteInBatches(db, DELETE_DELIVERIES_SQL, aged, batchSize, maxBatches);
+  const events = await deleteInBatches(db, DELETE_EVENTS_SQL, aged, batchSize, maxBatches);
+  const queues = await deleteInBatches(db, DELETE_IDLE_QUEUES_SQL, (size) => [size], batchSize, maxBatches);
+  return { deliveries, events, queues };
 }

@@ -84,7 +84,7 @@ async function remaining() {
 it('deletes only finished deliveries (with their attempts) and unreferenced events older than the retention age, a batch at a time', async () => {
   const ids = await history();
   const result = await pruneWebhookHistory(db, { retentionDays: 30, batchSize: 1 });
-  expect(result).toEqual({ deliveries: 2, events: 3 });
+  expect(result).toEqual({ deliveries: 2, events: 3, queues: 0 });
 
   const left = await remaining();
   const gone = ['deliveredLongAgo', 'discardedLongAgo', 'unsubscribedOld'] as const;
@@ -98,13 +98,24 @@ it('deletes only finished deliveries (with their attempts) and unreferenced even
   );
   expect(orphanAttempts[0].n).toBe(0);
 
-  expect(await pruneWebhookHistory(db, { retentionDays: 30 })).toEqual({ deliveries: 0, events: 0 });
+  expect(await pruneWebhookHistory(db, { retentionDays: 30 })).toEqual({ deliveries: 0, events: 0, queues: 0 });
+});
+
+it('deletes the queues of subjects with nothing pending, and only those', async () => {
+  await db.sql.query(
+    `INSERT INTO "WebhookQueue" ("subscriptionId", "subjectId", pending, "dueAt") VALUES ($1, 'cus_idle', 0, NULL), ($1, 'cus_busy', 2, now())`,
+    [target.subscriptionId],
+  );
+  expect(await pruneWebhookHistory(db, { retentionDays: 30 })).toEqual({ deliveries: 0, events: 0, queues: 1 });
+  const left = await db.sql.query<{ subjectId: string }>(`SELECT "subjectId" FROM "WebhookQueue" WHERE "subscriptionId" = $1`, [target.subscriptionId]);
+  expect(left.map((q) => q.subjectId)).toEqual(['cus_busy']);
+  await db.sql.query(`DELETE FROM "WebhookQueue" WHERE "subscriptionId" = $1`, [target.subscriptionId]);
 });
 
 it('stops after maxBatches statements and leaves the rest for the next run', async () => {
   await history();
-  expect(await pruneWebhookHistory(db, { retentionDays: 30, batchSize: 1, maxBatches: 1 })).toEqual({ deliveries: 1, events: 1 });
-  expect(await pruneWebhookHistory(db, { retentionDays: 30, batchSize: 1, maxBatches: 1 })).toEqual({ deliveries: 1, events: 1 });
+  expect(await pruneWebhookHistory(db, { retentionDays: 30, batchSize: 1, maxBatches: 1 })).toEqual({ deliveries: 1, events: 1, queues: 0 });
+  expect(await pruneWebhookHistory(db, { retentionDays: 30, batchSize: 1, maxBatches: 1 })).toEqual({ deliveries: 1, events: 1, queues: 0 });
 });
 
 it('takes the age from WEBHOOK_RETENTION_DAYS and runs in the background work', async () => {
