@@ -384,6 +384,20 @@ async function measure(origin: (path: string) => string, secret: string, variant
   });
 }
 
+/** Statements the database ran for one request, BEGIN, COMMIT and ROLLBACK aside. */
+async function statementsOf(db: Database, request: () => Promise<Response>): Promise<number> {
+  let count = 0;
+  const stop = db.onStatement(({ sql }) => {
+    if (!/^\s*(BEGIN|COMMIT|ROLLBACK)\b|^-- Implicit/i.test(sql)) count++;
+  });
+  try {
+    await (await request()).text();
+  } finally {
+    stop();
+  }
+  return count;
+}
+
 function printTable(title: string, rows: Measured[]) {
   const line = (cells: string[]) => `  ${cells[0].padEnd(8)}${cells.slice(1).map((c) => c.padStart(10)).join('')}`;
   process.stdout.write(`${title}\n${line(['variant', 'requests', 'req/s', 'p50 ms', 'p99 ms'])}\n`);
@@ -402,7 +416,9 @@ function printTable(title: string, rows: Measured[]) {
   process.stdout.write(`  throughput ratios: ${text}\n`);
 }
 
-async function benchDatabase(label: string, db: Database): Promise<void> {
+type Results = Record<'upsert' | 'returns', Measured[]>;
+
+async function benchDatabase(label: string, db: Database): Promise<Results> {
   const started = performance.now();
   await applyMigrations(db);
   const fixture = await seed(db);
@@ -438,13 +454,23 @@ async function benchDatabase(label: string, db: Database): Promise<void> {
       { name: 'table', expect: [200], request: () => ({ method: 'GET', path: `bench:/table/store?${PREAUTHORIZED}` }) },
     ];
     const origin = (path: string) => (path.startsWith('app:') ? appBase + path.slice(4) : bench.base + path.slice(6));
-    for (const [title, variants] of [
-      [`${label}: customer upsert (up to ${REQUESTS} requests or ${MAX_SECONDS} s, ${CONCURRENCY} in flight; ${EMAILS} e-mails, so creates then updates)`, upsert],
-      [`${label}: returns list, one page of ${PAGE} (up to ${REQUESTS} requests or ${MAX_SECONDS} s, ${CONCURRENCY} in flight)`, returns],
-      [`${label}: the store lookup, the cheapest operation, client authenticated once: SOFA's route handling against a route table's`, lookup],
+    const headers = { authorization: `Bearer ${fixture.secret}`, 'content-type': 'application/json' };
+    const upsertOnce = () => fetch(`${appBase}/v2.2${store}/customers`, { method: 'PUT', headers, body: JSON.stringify(customerBody('statements', 0)) });
+    await (await upsertOnce()).text();
+    const upsertStatements = await statementsOf(db, upsertOnce);
+    const pageStatements = await statementsOf(db, () => fetch(`${appBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }));
+    process.stdout.write(`${label}: statements per REST request (BEGIN/COMMIT aside): upsert of an existing customer ${upsertStatements} (sql variant: 2), returns page ${pageStatements} (sql variant: 2)\n`);
+    const results: Partial<Results> = {};
+    for (const [key, title, variants] of [
+      ['upsert', `${label}: customer upsert (up to ${REQUESTS} requests or ${MAX_SECONDS} s, ${CONCURRENCY} in flight; ${EMAILS} e-mails, so creates then updates)`, upsert],
+      ['returns', `${label}: returns list, one page of ${PAGE} (up to ${REQUESTS} requests or ${MAX_SECONDS} s, ${CONCURRENCY} in flight)`, returns],
+      [undefined, `${label}: the store lookup, the cheapest operation, client authenticated once: SOFA's route handling against a route table's`, lookup],
     ] as const) {
-      printTable(title, await measure(origin, fixture.secret, variants));
+      const rows = await measure(origin, fixture.secret, variants);
+      printTable(title, rows);
+      if (key) results[key] = rows;
     }
+    return results as Results;
   } finally {
     await bench.close();
     await app.shutdown(1_000);
@@ -491,11 +517,22 @@ async function withScratchPostgres(fn: (db: Database) => Promise<void>): Promise
 export async function run(): Promise<void> {
   const started = performance.now();
   const pglite = await openDatabase('pglite:memory:');
+  let embedded: Results;
   try {
-    await benchDatabase('PGlite (in memory)', pglite);
+    embedded = await benchDatabase('PGlite (in memory)', pglite);
   } finally {
     await pglite.close();
   }
-  await withScratchPostgres((db) => benchDatabase('PostgreSQL', db));
+  let server: Results | undefined;
+  await withScratchPostgres(async (db) => {
+    server = await benchDatabase('PostgreSQL', db);
+  });
+  if (server) {
+    const rps = (rows: Measured[], name: string) => rows.find((r) => r.name === name)!.rps;
+    for (const operation of ['upsert', 'returns'] as const) {
+      const ratios = ['rest', 'sql'].map((name) => `${name} ${(rps(embedded[operation], name) / rps(server![operation], name)).toFixed(2)}`);
+      process.stdout.write(`PGlite / PostgreSQL throughput, ${operation}: ${ratios.join(', ')}\n`);
+    }
+  }
   process.stdout.write(`rest bench took ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
 }
