@@ -7,6 +7,7 @@ import { createAuthenticator, isAuthFailure, type Authenticator } from '../../sr
 import { openDatabase, type Database } from '../../src/db/client.ts';
 import { revokeApiClient } from '../../src/domain/stores.ts';
 import { addApiClient, call, createTestStore, startTestServer, type TestServer } from '../support/server.ts';
+import { statementsDuring } from '../support/counts.ts';
 import { waitFor } from '../webhooks/support.ts';
 
 let server: TestServer;
@@ -29,26 +30,17 @@ function authenticatorOn(db: Database): Authenticator {
   return authenticator;
 }
 
-async function statementsDuring(db: Database, fn: () => Promise<unknown>): Promise<number> {
-  let count = 0;
-  const stop = db.onStatement(() => count++);
-  try {
-    await fn();
-  } finally {
-    stop();
-  }
-  return count;
-}
+const statementCount = async (db: Database, fn: () => Promise<unknown>) => (await statementsDuring(db, fn)).length;
 
 describe('the API-client cache', () => {
   it('answers a known secret from memory after its first lookup', async () => {
     const store = await createTestStore(server.db);
     const authenticator = authenticatorOn(server.db);
-    await waitFor(async () => !isAuthFailure(await authenticator.authenticate(store.secret)) && (await statementsDuring(server.db, () => authenticator.authenticate(store.secret))) === 0, 'the cache to serve');
+    await waitFor(async () => !isAuthFailure(await authenticator.authenticate(store.secret)) && (await statementCount(server.db, () => authenticator.authenticate(store.secret))) === 0, 'the cache to serve');
     const auth = await authenticator.authenticate(store.secret);
     expect(isAuthFailure(auth) ? auth : auth.store.id).toBe(store.storeId);
-    expect(await statementsDuring(server.db, () => authenticator.authenticate('sk_unknown'))).toBe(1);
-    expect(await statementsDuring(server.db, () => authenticator.authenticate('sk_unknown'))).toBe(1);
+    expect(await statementCount(server.db, () => authenticator.authenticate('sk_unknown'))).toBe(1);
+    expect(await statementCount(server.db, () => authenticator.authenticate('sk_unknown'))).toBe(1);
   });
 
   it('forgets a client revoked outside this process (by NOTIFY): the next request is a 401', async () => {
@@ -56,7 +48,7 @@ describe('the API-client cache', () => {
     const client = await addApiClient(server.db, store.storeId, ['returns_read']);
     const here = authenticatorOn(server.db);
     const there = authenticatorOn(otherInstance ?? server.db);
-    await waitFor(async () => (await statementsDuring(server.db, () => here.authenticate(client.secret))) === 0, 'this instance to cache the client');
+    await waitFor(async () => (await statementCount(server.db, () => here.authenticate(client.secret))) === 0, 'this instance to cache the client');
     expect(isAuthFailure(await there.authenticate(client.secret))).toBe(false);
 
     // As the CLI does: the domain function alone, no in-process signal.

@@ -4,12 +4,10 @@
 // Covered here (part B of issue 9): order create with every nullable field null ->
 // fulfillment + shipment status -> GET order -> inventory items -> inventory level detail
 // -> inbound shipment detail -> DELETE order.
-import createClient from 'openapi-fetch';
-import type { paths } from '@redotech/redo-api-schema/openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { seedLevel, seedLocation, seedProduct, seedShipment } from '../support/inventoryFixtures.ts';
-import { expectReferenceResponse } from '../support/reference.ts';
+import { referenceClient } from '../support/reference.ts';
 
 let server: TestServer;
 let store: TestStore;
@@ -28,18 +26,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-function client() {
-  const api = createClient<paths>({ baseUrl: `${server.url}/v2.2`, headers: { authorization: `Bearer ${store.secret}` } });
-  // Every answer the client receives is checked against the document.
-  api.use({
-    async onResponse({ request, response }) {
-      const copy = response.clone();
-      expectReferenceResponse(request.method, new URL(request.url).pathname, { status: copy.status, headers: copy.headers, text: await copy.text() });
-      return response;
-    },
-  });
-  return api;
-}
+const client = () => referenceClient(server.url, store.secret);
 
 describe('a client generated from the reference document', () => {
   it('creates an order with nulls, fulfills and tracks it, reads it back, then reads inventory and deletes the order', async () => {

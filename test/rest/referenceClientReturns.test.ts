@@ -4,8 +4,6 @@
 // order create -> return create (the document's body) -> list / get / status / comments /
 // process -> tags -> the payloads received on a loopback receiver, each validated against
 // its published shape -> replay -> delete.
-import createClient from 'openapi-fetch';
-import type { paths } from '@redotech/redo-api-schema/openapi';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.ts';
@@ -13,7 +11,7 @@ import { configureWebhookAddressPolicy, systemLookup } from '../../src/domain/we
 import { createLogger } from '../../src/logger.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
-import { expectReferenceResponse, referenceWebhookProblems } from '../support/reference.ts';
+import { referenceClient, referenceWebhookProblems } from '../support/reference.ts';
 import { emit, loopbackCertificate, startReceiver, waitFor, type ReceivedRequest, type Receiver } from '../webhooks/support.ts';
 
 let server: TestServer;
@@ -44,17 +42,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-function client() {
-  const api = createClient<paths>({ baseUrl: `${server.url}/v2.2`, headers: { authorization: `Bearer ${store.secret}` } });
-  api.use({
-    async onResponse({ request, response }) {
-      const copy = response.clone();
-      expectReferenceResponse(request.method, new URL(request.url).pathname, { status: copy.status, headers: copy.headers, text: await copy.text() });
-      return response;
-    },
-  });
-  return api;
-}
+const client = () => referenceClient(server.url, store.secret);
 
 // The warehouse platform publishes its return webhook as a field list, not a JSON Schema:
 // these are the documented fields this service sends, with their documented types.

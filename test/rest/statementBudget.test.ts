@@ -1,6 +1,7 @@
 // Statement budgets of the hottest REST operations (issue 10), counted with
 // db.onStatement: BEGIN, COMMIT and ROLLBACK are not counted. Timings are the bench's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statementsDuring } from '../support/counts.ts';
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
 import { call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 
@@ -13,18 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const stop = server.db.onStatement(({ sql }) => {
-    if (!/^\s*(BEGIN|COMMIT|ROLLBACK)\b|^-- Implicit "(BEGIN|COMMIT|ROLLBACK)"/i.test(sql)) seen.push(sql);
-  });
-  try {
-    await fn();
-  } finally {
-    stop();
-  }
-  return seen;
-}
+const statementsOf = (fn: () => Promise<unknown>) => statementsDuring(server.db, fn);
 
 describe('statement budget', () => {
   it('an upsert of an existing customer costs at most 5 statements besides BEGIN and COMMIT', async () => {

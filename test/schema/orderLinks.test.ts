@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrder } from '../../src/domain/orders.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
+import { statementsDuring } from '../support/counts.ts';
 
 let server: TestServer;
 let store: TestStore;
@@ -46,14 +47,7 @@ async function orderWithLines(n: number, orderId: string) {
 }
 
 async function statementsOf(run: () => Promise<unknown>): Promise<number> {
-  let count = 0;
-  const stop = server.db.onStatement(() => count++);
-  try {
-    await run();
-  } finally {
-    stop();
-  }
-  return count;
+  return (await statementsDuring(server.db, run)).length;
 }
 
 describe('linked order fields', () => {

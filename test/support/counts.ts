@@ -16,3 +16,19 @@ export async function rowCounts(db: Database): Promise<Record<string, number>> {
   }
   return counts;
 }
+
+const TRANSACTION_CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK)\b|^-- Implicit "(BEGIN|COMMIT|ROLLBACK)"/i;
+
+/** The SQL statements Prisma ran on `db` while `run` ran, transaction control aside. */
+export async function statementsDuring(db: Database, run: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const stop = db.onStatement(({ sql }) => {
+    if (!TRANSACTION_CONTROL.test(sql)) seen.push(sql);
+  });
+  try {
+    await run();
+  } finally {
+    stop();
+  }
+  return seen;
+}

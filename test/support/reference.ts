@@ -11,6 +11,8 @@ import { createRequire } from 'node:module';
 import { parse as parseYaml } from 'yaml';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import createClient from 'openapi-fetch';
+import type { paths } from '@redotech/redo-api-schema/openapi';
 
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
 
@@ -230,4 +232,17 @@ export function expectReferenceResponse(method: string, pathOrUrl: string, respo
 export function referenceWebhookProblems(name: string, body: unknown): string[] {
   const validate = validatorAt(['webhooks', name, 'post', 'requestBody', 'content', 'application/json', 'schema']);
   return validate(body) ? [] : [`webhooks.${name}: ${formatAjvErrors(validate)}`];
+}
+
+/** A client generated from the document (openapi-fetch typed by its openapi.d.ts); every answer it receives is checked against the document. */
+export function referenceClient(baseUrl: string, secret: string) {
+  const api = createClient<paths>({ baseUrl: `${baseUrl}/v2.2`, headers: { authorization: `Bearer ${secret}` } });
+  api.use({
+    async onResponse({ request, response }) {
+      const copy = response.clone();
+      expectReferenceResponse(request.method, new URL(request.url).pathname, { status: copy.status, headers: copy.headers, text: await copy.text() });
+      return response;
+    },
+  });
+  return api;
 }
