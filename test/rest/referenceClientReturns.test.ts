@@ -1,16 +1,18 @@
 // End to end, returns and webhooks, with a client generated from the reference document
 // (openapi-fetch typed by the published `lib/openapi.d.ts`; no cast, no hand-written
 // request type), every answer validated against the document: webhooks of both kinds ->
-// order create -> return create (the document's body) -> list / get / status / comments /
-// process -> tags -> the payloads received on a loopback receiver, each validated against
-// its published shape -> replay -> delete.
+// order create -> custom order sync (the same order, updated in place) -> return create
+// (the document's body) -> list / get / status / comments / process -> tags -> the payloads
+// received on a loopback receiver, each validated against its published shape -> replay ->
+// delete -> bulk product upload -> inventory items of the uploaded products.
+// (Fulfillments and shipment statuses run through the same client in referenceClient.test.ts.)
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.ts';
 import { configureWebhookAddressPolicy, systemLookup } from '../../src/domain/webhooks.ts';
 import { createLogger } from '../../src/logger.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
-import { createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
+import { createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { referenceClient, referenceWebhookProblems } from '../support/reference.ts';
 import { emit, loopbackCertificate, startReceiver, waitFor, type ReceivedRequest, type Receiver } from '../webhooks/support.ts';
 
@@ -75,6 +77,11 @@ const LOOP_RETURN_WEBHOOK = {
 };
 const validateLoop = new Ajv2020({ strict: false, validateFormats: false }).compile(LOOP_RETURN_WEBHOOK);
 
+async function defaultLocationId(): Promise<string> {
+  const res = await graphql(server, store.secret, '{ store { defaultLocation { id } } }');
+  return (res.data as { store: { defaultLocation: { id: string } } }).store.defaultLocation.id;
+}
+
 /** The value, or a failed test naming what was missing. */
 function present<T>(value: T | null | undefined, what: string): T {
   if (value === null || value === undefined) throw new Error(`${what} is missing`);
@@ -115,6 +122,28 @@ describe('returns and webhooks with a client generated from the reference docume
       },
     });
     expect(order.response.status).toBe(200);
+
+    // The merchant's platform syncs the same order: updated in place, never duplicated.
+    const money = (amount: string) => ({ presentmentMoney: { amount, currencyCode: 'USD' }, shopMoney: { amount, currencyCode: 'USD' } });
+    const synced = await api.POST('/stores/{storeId}/custom/orders', {
+      params: { path: { storeId } },
+      body: {
+        id: 'E2E-R1',
+        type: 'order',
+        createdAt: '2026-07-01T09:00:00Z',
+        updatedAt: '2026-07-01T10:00:00Z',
+        presentmentCurrency: 'USD',
+        shopCurrency: 'USD',
+        customer: { email: 'shopper@example.com', firstName: 'Sam', lastName: 'Shopper' },
+        lineItems: [{ id: 'L1', quantity: 2, priceSet: money('30.00'), title: 'Canvas Tote', productId: 'prd-merchant-1', sku: 'TOTE-1' }],
+        orderDiscounts: [],
+        shippingLines: [],
+        fulfillments: [],
+        shippingAddress: { address1: '5 Elm St', city: 'Springfield', provinceCode: 'IL', zip: '62701', countryCode: 'US' },
+      },
+    });
+    expect(synced.response.status).toBe(200);
+    expect(await server.db.prisma.order.count({ where: { storeId, externalId: 'E2E-R1' } })).toBe(1);
 
     const created = await api.POST('/stores/{storeId}/returns', {
       params: { path: { storeId } },
@@ -181,6 +210,37 @@ describe('returns and webhooks with a client generated from the reference docume
     expect(removed.response.status).toBe(204);
     const after = await api.GET('/webhooks/{webhookId}', { params: { path: { webhookId: redoId } } });
     expect(after.response.status).toBe(404);
+
+    const uploaded = await api.POST('/stores/{storeId}/products/bulk-upload', {
+      params: { path: { storeId } },
+      body: {
+        products: [
+          {
+            title: 'Harbour Jacket',
+            external_id: 'EXT-JACKET',
+            options: [{ name: 'Size', values: ['M', 'L'] }],
+            variants: [
+              { sku: 'JACKET-M', price: 8900, currency: 'USD', option_values: ['M'] },
+              { sku: 'JACKET-L', price: 8900, currency: 'USD', option_values: ['L'] },
+            ],
+          },
+        ],
+      },
+    });
+    expect(uploaded.response.status).toBe(200);
+    const productIds = (uploaded.data?.results ?? []).flatMap((result) => ('products' in result ? result.products.map((product) => product.id) : []));
+    expect(productIds).toHaveLength(2);
+    // Inventory items are products with units on hand: the warehouse receives the jacket (v3).
+    const received = await graphql(
+      server,
+      store.secret,
+      `mutation($input: InventoryAdjustInput!) { inventoryAdjust(input: $input) { userErrors { message } } }`,
+      { input: { productId: productIds[0], locationId: await defaultLocationId(), quantityDelta: 7, reason: 'received' } },
+    );
+    expect(received.data).toEqual({ inventoryAdjust: { userErrors: [] } });
+    const inventoryItem = await api.GET('/stores/{storeId}/inventory-items/{inventoryItemId}', { params: { path: { storeId, inventoryItemId: productIds[0] } } });
+    expect(inventoryItem.response.status).toBe(200);
+    expect(inventoryItem.data?.inventory_item).toMatchObject({ id: productIds[0], quantity: 7 });
   });
 
   it('discards at once, without retrying, a delivery whose return no longer exists', async () => {
