@@ -9,12 +9,9 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { parse as parseYaml } from 'yaml';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import createClient from 'openapi-fetch';
+import { CheckedDocument, documentedResponseProblems, formatAjvErrors, mediaTypeOf, type ResponseLike } from './documentCheck.ts';
 import type { paths } from '@redotech/redo-api-schema/openapi';
-
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
 
 export const REFERENCE_PACKAGE = '@redotech/redo-api-schema';
 const DOCUMENT_ID = 'https://reference.invalid/v2.2/openapi.json';
@@ -52,13 +49,7 @@ export interface ReferenceOperation {
   operation: Json;
 }
 
-export interface ResponseLike {
-  status: number;
-  headers: Headers;
-  text: string;
-}
-
-let cached: { document: Json; ajv: Ajv2020; validators: Map<string, ValidateFunction> } | undefined;
+let cached: { document: Json; checked: CheckedDocument } | undefined;
 
 /** The reference document as published, with its one known defect mended (see below). */
 export function referenceDocument(): Json {
@@ -92,29 +83,12 @@ function loadDocument(): Json {
 function state() {
   if (!cached) {
     const document = loadDocument();
-    // strict: false because the document carries annotations Ajv does not know (example, examples ...).
-    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-    addFormats(ajv);
-    ajv.addSchema(document, DOCUMENT_ID);
-    cached = { document, ajv, validators: new Map() };
+    cached = { document, checked: new CheckedDocument(document, DOCUMENT_ID) };
   }
   return cached;
 }
 
-function escapePointer(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-function validatorAt(pointer: string[]): ValidateFunction {
-  const { ajv, validators } = state();
-  const ref = `${DOCUMENT_ID}#/${pointer.map(escapePointer).join('/')}`;
-  let validate = validators.get(ref);
-  if (!validate) {
-    validate = ajv.compile({ $ref: ref });
-    validators.set(ref, validate);
-  }
-  return validate;
-}
+const validatorAt = (pointer: string[]) => state().checked.validatorAt(pointer);
 
 /** Follows a local `$ref` (`#/components/...`) to the object it names. */
 function resolve(value: Json): { value: Json; pointer?: string[] } {
@@ -153,14 +127,6 @@ export function referencePathTemplate(pathOrUrl: string): string | undefined {
     .sort((a, b) => literalCount(b) - literalCount(a))[0];
 }
 
-function mediaTypeOf(headers: Headers): string | undefined {
-  return headers.get('content-type')?.split(';')[0].trim().toLowerCase();
-}
-
-function formatAjvErrors(validate: ValidateFunction): string {
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`).join('; ');
-}
-
 /**
  * Every way the response departs from the reference document; empty when it conforms, and
  * `undefined` when the document has no such operation (our own additions, unknown paths).
@@ -181,43 +147,21 @@ export function referenceResponseProblems(method: string, pathOrUrl: string, res
   }
   const { value: documented, pointer: responsePointer } = resolve(responses[statusKey]);
   const base = responsePointer ?? ['paths', template, verb, 'responses', statusKey];
-  const problems: string[] = [];
-
-  for (const [name, raw] of Object.entries((documented.headers as Record<string, Json> | undefined) ?? {})) {
-    const { value: doc, pointer } = resolve(raw);
-    const value = response.headers.get(name);
-    if (value === null) {
-      if (doc.required) problems.push(`${where}: required header ${name} is missing`);
-      continue;
-    }
-    const schema = doc.schema as Json;
-    const typed = schema.type === 'integer' || schema.type === 'number' ? Number(value) : value;
-    const validate = validatorAt([...(pointer ?? [...base, 'headers', name]), 'schema']);
-    if (!validate(typed)) problems.push(`${where}: header ${name}=${value} does not match its schema: ${formatAjvErrors(validate)}`);
-  }
-
-  if (method.toUpperCase() === 'HEAD') return problems;
-  const content = documented.content as Record<string, Json> | undefined;
-  if (!content) {
-    if (response.text !== '') problems.push(`${where}: documented without a body, but a body was sent`);
-    return problems;
-  }
-  const mediaType = mediaTypeOf(response.headers);
-  if (!mediaType || !(mediaType in content)) {
-    problems.push(`${where}: content-type ${mediaType ?? '(none)'} is not one of ${Object.keys(content).join(', ')}`);
-    return problems;
-  }
-  if (!/json/.test(mediaType)) return problems;
-  let body: unknown;
-  try {
-    body = JSON.parse(response.text);
-  } catch {
-    problems.push(`${where}: body is not JSON: ${response.text.slice(0, 200)}`);
-    return problems;
-  }
-  const validate = validatorAt([...base, 'content', mediaType, 'schema']);
-  if (!validate(body)) problems.push(`${where}: body does not match the reference schema: ${formatAjvErrors(validate)}`);
-  return problems;
+  const headers = (documented.headers as Record<string, Json> | undefined) ?? {};
+  return documentedResponseProblems({
+    document: state().checked,
+    where,
+    method,
+    response,
+    headerNames: Object.keys(headers),
+    header: (name) => {
+      const { value: doc, pointer } = resolve(headers[name]);
+      return { doc: doc as { required?: boolean; schema: { type?: unknown } }, schemaPointer: [...(pointer ?? [...base, 'headers', name]), 'schema'] };
+    },
+    content: documented.content as Record<string, Json> | undefined,
+    bodyPointer: (mediaType) => [...base, 'content', mediaType, 'schema'],
+    schemaName: 'the reference schema',
+  });
 }
 
 /** Throws with every departure from the reference document (no-op for operations it does not have). */
