@@ -65,6 +65,7 @@ export function retryDelayMs(attempt: number, schedule: RetrySchedule): number {
 /** A claimed delivery with what its attempt sends. */
 interface ClaimedDelivery extends DeliveredEvent {
   id: string;
+  subscriptionId: string;
   attemptCount: number;
   url: string;
   secret: string | null;
@@ -73,17 +74,35 @@ interface ClaimedDelivery extends DeliveredEvent {
 const NOW = `(now() AT TIME ZONE 'UTC')`;
 
 // Producers only insert deliveries (no row they share, so no lock order to get wrong).
-// A dispatcher counts new ones into their queues: rows another dispatcher is counting are
-// skipped, and queue rows are upserted in key order so two dispatchers never deadlock.
+// A dispatcher counts new ones into their queues without ever waiting on a queue another
+// statement holds: deliveries another dispatcher is counting are skipped, and so are those
+// whose queue row is locked right now (a claim, a recording); they are counted next time.
+// Only a queue row being made by another dispatcher at the same moment is waited for, and
+// new rows are made in key order, so dispatchers cannot deadlock on queues.
 const INGEST_SQL = `
-WITH fresh AS (
+WITH candidates AS (
+  SELECT id, "subscriptionId", "subjectId" FROM "WebhookDelivery"
+  WHERE NOT queued ORDER BY sequence LIMIT $1 FOR UPDATE SKIP LOCKED
+),
+pairs AS (SELECT DISTINCT "subscriptionId", "subjectId" FROM candidates),
+present AS (
+  SELECT q."subscriptionId", q."subjectId" FROM "WebhookQueue" q JOIN pairs p USING ("subscriptionId", "subjectId")
+),
+free AS (
+  SELECT q."subscriptionId", q."subjectId" FROM "WebhookQueue" q JOIN pairs p USING ("subscriptionId", "subjectId")
+  FOR UPDATE OF q SKIP LOCKED
+),
+fresh AS (
   UPDATE "WebhookDelivery" AS d SET queued = true
-  WHERE d.id IN (SELECT id FROM "WebhookDelivery" WHERE NOT queued ORDER BY sequence LIMIT $1 FOR UPDATE SKIP LOCKED)
+  FROM candidates c
+  WHERE d.id = c.id
+    AND (EXISTS (SELECT 1 FROM free f WHERE f."subscriptionId" = c."subscriptionId" AND f."subjectId" = c."subjectId")
+         OR NOT EXISTS (SELECT 1 FROM present p WHERE p."subscriptionId" = c."subscriptionId" AND p."subjectId" = c."subjectId"))
   RETURNING d."subscriptionId", d."subjectId", d."nextAttemptAt"
 )
 INSERT INTO "WebhookQueue" ("subscriptionId", "subjectId", pending, "dueAt")
 SELECT "subscriptionId", "subjectId", count(*), min("nextAttemptAt") FROM fresh
-GROUP BY "subscriptionId", "subjectId" ORDER BY "subscriptionId", "subjectId"
+GROUP BY "subscriptionId", "subjectId" ORDER BY "subscriptionId" COLLATE "C", "subjectId" COLLATE "C"
 ON CONFLICT ("subscriptionId", "subjectId") DO UPDATE SET
   pending = "WebhookQueue".pending + excluded.pending,
   "dueAt" = coalesce("WebhookQueue"."dueAt", excluded."dueAt")
@@ -122,7 +141,7 @@ claimed AS (
   WHERE d.id IN (SELECT id FROM heads WHERE id IS NOT NULL)
   RETURNING d.id, d."attemptCount", d."eventId", d."subscriptionId"
 )
-SELECT claimed.id, claimed."attemptCount", s.url, s.secret, s.payload,
+SELECT claimed.id, claimed."subscriptionId", claimed."attemptCount", s.url, s.secret, s.payload,
        e.id AS "eventId", e.topic, e."storeId", e."subjectId", e.data,
        to_char(e."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
        st.name AS "storeName", st.kind AS "storeKind"
@@ -163,6 +182,10 @@ INSERT INTO "DeliveryAttempt" (id, "deliveryId", "attemptNumber", "startedAt", "
 SELECT "attemptId", id, "attemptCount", "startedAt"::timestamptz AT TIME ZONE 'UTC', "durationMs", "responseStatus", error FROM done
 RETURNING "deliveryId"`;
 
+/** Deadlock and serialisation failures: the statement was rolled back whole and may simply run again. */
+const RETRYABLE = new Set(['40P01', '40001']);
+const RECORD_TRIES = 5;
+
 /** One finished attempt waiting to be recorded. */
 interface Outcome {
   claimed: ClaimedDelivery;
@@ -190,6 +213,11 @@ const INGEST_BATCH = 5_000;
 /** Counts up to one batch of new deliveries into their queues; true when it found any. */
 export async function countNewDeliveries(db: Database): Promise<boolean> {
   return (await db.sql.query(INGEST_SQL, [INGEST_BATCH])).length > 0;
+}
+
+function compareKeys(x: string[], y: string[]): number {
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
+  return 0;
 }
 
 export class WebhookDispatcher {
@@ -352,9 +380,32 @@ export class WebhookDispatcher {
     // Outcomes finishing in the same turn of the event loop go in one statement.
     await new Promise((resolve) => setImmediate(resolve));
     while (this.outcomes.length > 0) {
-      const batch = this.outcomes.splice(0);
+      // In queue key order, the order in which dispatchers count new deliveries into queues,
+      // so the two rarely wait on each other in opposite orders.
+      const batch = this.outcomes
+        .splice(0)
+        .sort((x, y) => compareKeys([x.claimed.subscriptionId, x.claimed.subjectId], [y.claimed.subscriptionId, y.claimed.subjectId]));
       try {
-        const rows = await this.db.sql.query<{ deliveryId: string }>(RECORD_SQL, [
+        const rows = await this.recordBatch(batch);
+        this.reportRecorded(batch, new Set(rows.map((row) => row.deliveryId)));
+      } catch (error) {
+        // The leases stay; the deliveries are claimed again when they expire (at-least-once).
+        this.logger.error('recording webhook attempts failed', { deliveries: batch.length, error });
+      }
+      for (const outcome of batch) outcome.recorded();
+    }
+    this.recording = undefined;
+  }
+
+  /**
+   * The batch's statement, run again should PostgreSQL roll it back for a deadlock or a
+   * serialisation failure (none is expected: counting never waits on a queue row, see
+   * INGEST_SQL), rather than leaving the attempts unrecorded until their leases expire.
+   */
+  private async recordBatch(batch: Outcome[]): Promise<{ deliveryId: string }[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.sql.query<{ deliveryId: string }>(RECORD_SQL, [
           this.instanceId,
           batch.map((o) => o.claimed.id),
           batch.map((o) => o.status),
@@ -365,14 +416,11 @@ export class WebhookDispatcher {
           batch.map((o) => o.durationMs),
           batch.map((o) => o.responseStatus),
         ]);
-        this.reportRecorded(batch, new Set(rows.map((row) => row.deliveryId)));
       } catch (error) {
-        // The leases stay; the deliveries are claimed again when they expire (at-least-once).
-        this.logger.error('recording webhook attempts failed', { deliveries: batch.length, error });
+        if (attempt >= RECORD_TRIES || !RETRYABLE.has((error as { code?: string }).code ?? '')) throw error;
+        this.logger.debug('recording webhook attempts rolled back; running it again', { attempt, code: (error as { code?: string }).code });
       }
-      for (const outcome of batch) outcome.recorded();
     }
-    this.recording = undefined;
   }
 
   private reportRecorded(batch: Outcome[], recorded: Set<string>): void {
