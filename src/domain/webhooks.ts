@@ -395,24 +395,44 @@ export interface ReturnWebhookInput {
 
 const BATCH = 1_000;
 
-/** Queues one backfill event per existing return, delivered to this subscription only, oldest first. */
-async function backfillReturns(tx: Tx, storeId: string, subscriptionId: string): Promise<void> {
-  let after: { createdAt: Date; id: string } | undefined;
+type Position = { createdAt: Date; id: string };
+
+/** Reads rows oldest first (createdAt, then id) a batch at a time, handing each batch on; answers how many. */
+async function inCreationOrder<T extends Position>(
+  read: (page: { where: object; orderBy: object[]; take: number }) => Promise<T[]>,
+  handle: (rows: T[]) => Promise<void>,
+): Promise<number> {
+  let after: Position | undefined;
+  let count = 0;
   for (;;) {
-    const returns = await tx.return.findMany({
-      where: { storeId, ...(after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {}) },
+    const rows = await read({
+      where: after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {},
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      select: { id: true, number: true, status: true, createdAt: true },
       take: BATCH,
     });
-    if (returns.length === 0) return;
-    const events = returns.map((r) => ({ id: newId('event'), storeId, topic: RETURN_BACKFILL_TOPIC, subjectId: r.id, data: { id: r.id, number: r.number, status: r.status } }));
-    await tx.event.createMany({ data: events });
-    await tx.webhookDelivery.createMany({
-      data: events.map((e) => ({ id: newId('webhookDelivery'), eventId: e.id, subscriptionId, subjectId: e.subjectId })),
-    });
-    after = returns[returns.length - 1];
+    if (rows.length === 0) return count;
+    await handle(rows);
+    count += rows.length;
+    after = rows[rows.length - 1];
   }
+}
+
+function queueDeliveries(tx: Tx, subscriptionId: string, events: { id: string; subjectId: string }[]) {
+  return tx.webhookDelivery.createMany({
+    data: events.map((e) => ({ id: newId('webhookDelivery'), eventId: e.id, subscriptionId, subjectId: e.subjectId })),
+  });
+}
+
+/** Queues one backfill event per existing return, delivered to this subscription only, oldest first. */
+async function backfillReturns(tx: Tx, storeId: string, subscriptionId: string): Promise<void> {
+  await inCreationOrder(
+    ({ where, ...page }) => tx.return.findMany({ where: { AND: [{ storeId }, where] }, ...page, select: { id: true, number: true, status: true, createdAt: true } }),
+    async (returns) => {
+      const events = returns.map((r) => ({ id: newId('event'), storeId, topic: RETURN_BACKFILL_TOPIC, subjectId: r.id, data: { id: r.id, number: r.number, status: r.status } }));
+      await tx.event.createMany({ data: events });
+      await queueDeliveries(tx, subscriptionId, events);
+    },
+  );
 }
 
 /** Creates a return webhook, or updates the store's webhook with the same externalId. */
@@ -450,26 +470,16 @@ export async function replayWebhookSubscription(db: Db, storeId: string, id: str
   return inTransaction(db, async (tx) => {
     const subscription = await tx.webhookSubscription.findFirst({ where: { id, storeId }, select: { id: true, topics: true } });
     if (!subscription) throw new NotFound(`webhook subscription ${id} not found`, { path: 'id' });
-    let queued = 0;
-    let after: { createdAt: Date; id: string } | undefined;
-    for (;;) {
-      const events = await tx.event.findMany({
-        where: {
-          storeId,
-          topic: { in: subscription.topics },
-          createdAt: { gte: since },
-          ...(after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {}),
-        },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        select: { id: true, subjectId: true, createdAt: true },
-        take: BATCH,
-      });
-      if (events.length === 0) return queued;
-      await tx.webhookDelivery.createMany({
-        data: events.map((e) => ({ id: newId('webhookDelivery'), eventId: e.id, subscriptionId: subscription.id, subjectId: e.subjectId })),
-      });
-      queued += events.length;
-      after = events[events.length - 1];
-    }
+    return inCreationOrder(
+      ({ where, ...page }) =>
+        tx.event.findMany({
+          where: { AND: [{ storeId, topic: { in: subscription.topics }, createdAt: { gte: since } }, where] },
+          ...page,
+          select: { id: true, subjectId: true, createdAt: true },
+        }),
+      async (events) => {
+        await queueDeliveries(tx, subscription.id, events);
+      },
+    );
   });
 }

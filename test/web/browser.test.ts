@@ -6,6 +6,7 @@ import { launchBrowser, openWatchedPage, screenshot as viewport } from '../suppo
 import { call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { createTestOrder } from '../support/returnFixtures.ts';
 import { createUser, PASSWORD } from './helpers.ts';
+import { subscribe } from '../webhooks/support.ts';
 
 let server: TestServer;
 let store: TestStore;
@@ -106,16 +107,34 @@ describe('dashboard in Chromium', { timeout: 120_000 }, () => {
     await signIn(merchant.page);
     await screenshot(merchant.page, '07-returns-list');
     await submit(merchant.page, `a[href="/admin/returns/${compatReturn.svc_id}"]`);
+    await graphql(server, store.secret, 'mutation { upsertReturnTag(name: "fragile", pillTheme: "DANGER") { name } }');
+    await merchant.page.reload();
+    await merchant.page.check('input[name="tags"][value="fragile"]');
+    await merchant.page.fill('#new-tag', 'vip');
+    await submit(merchant.page, `form[action="/admin/returns/${compatReturn.svc_id}/tags"] button`);
+    expect(await merchant.page.isChecked('input[name="tags"][value="vip"]')).toBe(true);
     await screenshot(merchant.page, '08-return-detail');
     await submit(merchant.page, `form[action="/admin/returns/${compatReturn.svc_id}/process"] button`);
     expect(await merchant.page.$eval('#return-status', (el) => el.textContent)).toBe('COMPLETE');
     await screenshot(merchant.page, '09-return-processed');
+    const fulfilled = await call(server, 'POST', `/v2.2/stores/${store.storeId}/orders/${order.externalId}/fulfillments`, {
+      secret: store.secret,
+      body: { fulfillmentId: 'F-1', lineItems: [{ id: order.lineItems[1].externalId, quantity: 1 }], tracking: { carrier: 'UPS', code: '1ZBROWSER' } },
+    });
+    expect(fulfilled.status).toBeLessThan(300);
     await merchant.page.goto(`${server.url}/admin/orders/${order.id}`);
+    expect(await merchant.page.textContent('body')).toContain('1ZBROWSER');
     await screenshot(merchant.page, '10-order-detail');
     await merchant.page.goto(`${server.url}/admin/orders`);
     await screenshot(merchant.page, '11-orders');
+    const webhook = await subscribe(server, store.secret, { url: 'https://93.184.215.14/hook', topics: ['return.created', 'return.updated'] });
     await merchant.page.goto(`${server.url}/admin/webhooks`);
     await screenshot(merchant.page, '12-webhooks');
+    await submit(merchant.page, `a[href="/admin/webhooks/${webhook.subscription!.id}"]`);
+    await merchant.page.fill('#replay-since', '2000-01-01T00:00');
+    await submit(merchant.page, `form[action="/admin/webhooks/${webhook.subscription!.id}/replay"] button`);
+    expect(await merchant.page.textContent('[role="status"]')).toMatch(/deliveries queued|delivery queued/);
+    await screenshot(merchant.page, '15-webhook-replayed');
 
     await shopper.page.reload();
     expect(await shopper.page.$eval('#return-statuses li', (el) => el.getAttribute('data-status'))).toBe('COMPLETE');

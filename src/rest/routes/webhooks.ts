@@ -84,39 +84,20 @@ const CALLBACK_SCHEMA: JsonSchema = {
   },
 };
 
-const CREATE_BODY_SCHEMA: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['webhook'],
-  properties: {
-    webhook: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['callback', 'topic'],
-      properties: {
-        callback: CALLBACK_SCHEMA,
-        topic: { type: 'string' },
-        kind: { type: 'string' },
-        externalId: { type: ['string', 'null'] },
-        backfill: { type: 'boolean' },
-      },
+/** `{webhook: {...}}` with these properties, `required` among them; no others. */
+function webhookBody(required: string[], properties: Record<string, JsonSchema>): JsonSchema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['webhook'],
+    properties: {
+      webhook: { type: 'object', additionalProperties: false, required, properties: { callback: CALLBACK_SCHEMA, externalId: { type: ['string', 'null'] }, ...properties } },
     },
-  },
-};
+  };
+}
 
-const UPDATE_BODY_SCHEMA: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['webhook'],
-  properties: {
-    webhook: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['callback'],
-      properties: { callback: CALLBACK_SCHEMA, externalId: { type: ['string', 'null'] } },
-    },
-  },
-};
+const CREATE_BODY_SCHEMA = webhookBody(['callback', 'topic'], { topic: { type: 'string' }, kind: { type: 'string' }, backfill: { type: 'boolean' } });
+const UPDATE_BODY_SCHEMA = webhookBody(['callback'], {});
 
 const REPLAY_BODY_SCHEMA: JsonSchema = { type: 'object', additionalProperties: false, required: ['start'], properties: { start: { type: 'string' } } };
 
