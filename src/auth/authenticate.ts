@@ -4,7 +4,7 @@
 // An Authenticator keeps what it looked up in process memory, so a request of a known
 // client costs no SQL. A revocation reaches every instance at once: revoking NOTIFYs
 // API_CLIENT_CHANNEL in its transaction, and each authenticator LISTENs and forgets the
-// client (in this process it is also told directly). While the listening connection is
+// client (the revoking process also tells its own at once). While the listening connection is
 // down the cache is not used, since a notification could be missed.
 import type { Database } from '../db/client.ts';
 import type { PrismaClient, StoreKind } from '../generated/prisma/client.ts';

@@ -1,5 +1,5 @@
 // Stores, their links to fulfillment services, and API clients.
-import { API_CLIENT_CHANNEL } from '../auth/authenticate.ts';
+import { API_CLIENT_CHANNEL, forgetApiClient } from '../auth/authenticate.ts';
 import { generateSecret, hashSecret } from '../auth/secrets.ts';
 import { isScope, SCOPES, type Scope } from '../auth/scopes.ts';
 import type { StoreKind } from '../generated/prisma/client.ts';
@@ -79,4 +79,6 @@ export async function revokeApiClient(db: Db | Tx, id: string, storeId?: string)
     // Delivered at commit to every instance's authenticator (src/auth/authenticate.ts), which forgets the client.
     await tx.$executeRaw`SELECT pg_notify(${API_CLIENT_CHANNEL}, ${id})`;
   });
+  // This process's authenticators forget it now; the notification may arrive a moment later.
+  forgetApiClient(id);
 }

@@ -3,7 +3,6 @@
 // the order list, and how much of each order line can still be returned.
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import DataLoader from 'dataloader';
-import { forgetApiClient } from '../auth/authenticate.ts';
 import { SCOPES } from '../auth/scopes.ts';
 import { signPortalToken } from '../auth/shopper.ts';
 import { claimedQuantities } from '../domain/returns.ts';
@@ -93,7 +92,6 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       await revokeApiClient(ctx.prisma, String(args.id), storeIdOf(ctx));
-      forgetApiClient(String(args.id));
       return ctx.prisma.apiClient.findUniqueOrThrow({ ...query, where: { id: String(args.id) } });
     },
   }),
