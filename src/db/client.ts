@@ -4,11 +4,13 @@
 //   pglite:<directory>   in-process PGlite on disk, shared with other processes through
 //                        a local socket while one process (the server) owns it
 //   postgresql://...     PostgreSQL through @prisma/adapter-pg
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
+import { withPreparedStatements } from './preparedPglite.ts';
 import { EMBEDDED_START_PARAMS, openEmbedded, type EmbeddedHandle } from './embedded.ts';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
@@ -192,10 +194,33 @@ async function checkReachable(pool: pg.Pool, connectionString: string): Promise<
   }
 }
 
+/**
+ * Names Prisma's statements so that each connection parses and plans a statement once
+ * and then only binds and executes it: for the larger single-statement writes (the
+ * customer upsert's CTE), planning cost PostgreSQL more than running them. The name is
+ * the SQL text's hash. A connection keeps every statement it prepared for its lifetime,
+ * so only the first MAX_PREPARED_STATEMENTS distinct texts a process sees are named (the
+ * hot ones come first); later texts, such as lists of an unusual length, run
+ * unnamed.
+ */
+export function preparedStatementNames(limit = MAX_PREPARED_STATEMENTS): (query: { sql: string }) => string {
+  const names = new Map<string, string>();
+  return ({ sql }) => {
+    const known = names.get(sql);
+    // pg runs a statement with an empty name unnamed.
+    if (known !== undefined || names.size >= limit) return known ?? '';
+    const name = `p_${createHash('sha1').update(sql).digest('base64url')}`;
+    names.set(sql, name);
+    return name;
+  };
+}
+
+const MAX_PREPARED_STATEMENTS = 1_000;
+
 async function openPostgres(url: string, connectionString: string, max: number): Promise<Database> {
   const pool = keepPoolAlive(new pg.Pool({ connectionString, max }));
   await checkReachable(pool, connectionString);
-  const { prisma, onStatement } = observedPrisma(new PrismaPg(pool));
+  const { prisma, onStatement } = observedPrisma(new PrismaPg(pool, { statementNameGenerator: preparedStatementNames() }));
   return {
     kind: 'postgresql',
     url,
@@ -226,7 +251,7 @@ export function pgliteChannel(pglite: PGlite): SqlChannel {
 }
 
 function fromPGlite(url: string, pglite: PGlite, close: () => Promise<void>): Database {
-  const { prisma, onStatement } = observedPrisma(new PrismaPGlite(pglite));
+  const { prisma, onStatement } = observedPrisma(new PrismaPGlite(withPreparedStatements(pglite, preparedStatementNames())));
   const sql = pgliteChannel(pglite);
   return {
     kind: 'pglite',

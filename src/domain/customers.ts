@@ -4,12 +4,13 @@
 // door applies the same ones. Concurrency: a transaction that looks a customer up by
 // e-mail or phone number first takes a transaction-scoped advisory lock on that key, so
 // two requests naming one new key create one customer; then the customer row is locked
-// FOR UPDATE. Custom field declarations and options are inserted with ON CONFLICT DO
-// NOTHING in name order, before any customer is locked (one fixed lock order:
-// declarations, e-mail, phone number, customer), so concurrent writers cannot deadlock.
+// FOR UPDATE. Custom field declarations are inserted with ON CONFLICT DO NOTHING in name
+// order, before any customer is locked (one fixed lock order: declarations, e-mail, phone
+// number, customer; options, in name order, after the customer), so concurrent writers
+// cannot deadlock. The upsert keeps that order inside its single statement.
 import type { Customer, CustomFieldType, Prisma } from '../generated/prisma/client.ts';
 import { Invalid, type FieldIssue } from './errors.ts';
-import { recordEvent } from './events.ts';
+import { recordEvent, recordingCtes } from './events.ts';
 import { newId } from './ids.ts';
 import { Decimal } from './money.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';
@@ -315,6 +316,11 @@ function cachedDeclarations(storeId: string, names: string[]): FieldDeclarations
   return new Map(names.map((name) => [name, known.get(name)!]));
 }
 
+/** True when every field's declaration is cached, so declaring them reads and writes nothing. */
+function declarationsKnown(storeId: string, fields: ParsedField[]): boolean {
+  return fields.length === 0 || cachedDeclarations(storeId, fields.map((f) => f.name)) !== undefined;
+}
+
 function remember(storeId: string, declared: { id: string; name: string; type: CustomFieldType }[]): void {
   let known = declarationCache.get(storeId);
   if (!known) declarationCache.set(storeId, (known = new Map()));
@@ -393,16 +399,6 @@ export async function findCustomerForUpdate(tx: Tx, storeId: string, key: Custom
   }
   if (rows.length === 0) return null;
   return tx.customer.findUniqueOrThrow({ where: { id: rows[0].id } });
-}
-
-/**
- * The upsert's lookup: an existing customer's row lock is all it needs (one statement);
- * only when the e-mail is new does it take the e-mail's advisory lock and look again.
- * Safe to skip that lock here because the upsert takes no other key lock afterwards.
- */
-async function lockCustomerByEmail(tx: Tx, storeId: string, email: string): Promise<Customer | null> {
-  const rows = await tx.$queryRaw<Customer[]>`SELECT * FROM "Customer" WHERE "storeId" = ${storeId} AND "email" = ${email} FOR UPDATE`;
-  return rows[0] ?? findCustomerForUpdate(tx, storeId, { email });
 }
 
 function mergedLocation(stored: Prisma.JsonValue | null, supplied: CustomerLocation | undefined): CustomerLocation | null {
@@ -609,20 +605,108 @@ export async function announceCustomer(tx: Tx, storeId: string, { customer, crea
   });
 }
 
+// The whole upsert in one statement (so one transaction): under the e-mail's advisory lock
+// (the lock order of the header), the customer inserted or updated by its e-mail, the
+// phone number claimed, the custom field values and options written, and the
+// customer.created / customer.updated event recorded with the profile as it now stands.
+// Every CTE reads the snapshot from before the statement, so the event's custom fields
+// are the stored ones not written now plus the incoming ones; `customerView` is the same
+// view built in JavaScript for the other writers of customers.
+const UPSERT_CUSTOMER_SQL = `
+WITH saved AS (
+  INSERT INTO "Customer" AS c (id, "storeId", email, "firstName", "lastName", name, "phoneNumbers", location, "createdAt", "updatedAt")
+  SELECT $1, $2, $3, $4::text, $6::text, nullif(concat_ws(' ', $4::text, $6::text), ''),
+    CASE WHEN $8::text IS NULL THEN '{}'::text[] ELSE ARRAY[$8::text] END, $9::jsonb, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+  FROM (SELECT pg_advisory_xact_lock(hashtextextended($2 || ':' || $3, 0))) AS email_lock
+  ON CONFLICT ("storeId", email) DO UPDATE SET
+    "firstName" = CASE WHEN $5::boolean THEN $4::text ELSE c."firstName" END,
+    "lastName" = CASE WHEN $7::boolean THEN $6::text ELSE c."lastName" END,
+    name = nullif(concat_ws(' ', CASE WHEN $5::boolean THEN $4::text ELSE c."firstName" END, CASE WHEN $7::boolean THEN $6::text ELSE c."lastName" END), ''),
+    "phoneNumbers" = CASE WHEN $8::text IS NULL OR $8::text = ANY(c."phoneNumbers") THEN c."phoneNumbers" ELSE array_append(c."phoneNumbers", $8::text) END,
+    location = CASE WHEN $9::jsonb IS NULL THEN c.location ELSE coalesce(c.location, '{}'::jsonb) || $9::jsonb END,
+    "updatedAt" = excluded."updatedAt"
+  RETURNING c.*, (c.xmax = 0) AS created
+), claimed AS (
+  INSERT INTO "CustomerPhoneNumber" ("storeId", "phoneNumber", "customerId", "createdAt")
+  SELECT $2, $8::text, id, now() AT TIME ZONE 'UTC' FROM saved WHERE $8::text IS NOT NULL
+  ON CONFLICT DO NOTHING
+), incoming AS (
+  SELECT * FROM unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[]::numeric[], $15::boolean[], $16::text[]::timestamptz[])
+    AS t("declarationId", name, type, "stringValue", "numberValue", "booleanValue", "dateValue")
+), written AS (
+  INSERT INTO "CustomFieldValue" ("customerId", "declarationId", "stringValue", "numberValue", "booleanValue", "dateValue", "updatedAt")
+  SELECT saved.id, "declarationId", "stringValue", "numberValue", "booleanValue", "dateValue" AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM incoming CROSS JOIN saved
+  ON CONFLICT ("customerId", "declarationId") DO UPDATE SET
+    "stringValue" = excluded."stringValue", "numberValue" = excluded."numberValue", "booleanValue" = excluded."booleanValue",
+    "dateValue" = excluded."dateValue", "updatedAt" = excluded."updatedAt"
+), optioned AS (
+  INSERT INTO "CustomFieldOption" ("declarationId", value, "createdAt")
+  SELECT "declarationId", "stringValue", now() AT TIME ZONE 'UTC' FROM incoming WHERE "stringValue" IS NOT NULL
+  ON CONFLICT DO NOTHING
+), field_values AS (
+  SELECT d.name, d.type::text AS type, v."stringValue", v."numberValue", v."booleanValue", v."dateValue"
+  FROM saved JOIN "CustomFieldValue" v ON v."customerId" = saved.id JOIN "CustomFieldDeclaration" d ON d.id = v."declarationId"
+  WHERE v."declarationId" <> ALL($10::text[])
+  UNION ALL
+  SELECT name, type, "stringValue", "numberValue", "booleanValue", "dateValue" AT TIME ZONE 'UTC' FROM incoming
+), typed_values AS (
+  SELECT name, CASE type
+    WHEN 'STRING' THEN to_jsonb("stringValue") WHEN 'NUMBER' THEN to_jsonb("numberValue"::float8)
+    WHEN 'BOOLEAN' THEN to_jsonb("booleanValue") WHEN 'DATE' THEN to_jsonb(to_char("dateValue", ${UTC_ISO})) END AS value
+  FROM field_values
+), announced AS (
+  SELECT CASE WHEN saved.created THEN 'customer.created' ELSE 'customer.updated' END AS topic, saved.id AS "subjectId", jsonb_build_object(
+    'id', saved.id, 'email', saved.email, 'firstName', saved."firstName", 'lastName', saved."lastName", 'name', saved.name,
+    'phoneNumber', saved."phoneNumbers"[cardinality(saved."phoneNumbers")], 'phoneNumbers', to_jsonb(saved."phoneNumbers"), 'location', saved.location,
+    'customFields', (SELECT coalesce(jsonb_object_agg(name, value), '{}'::jsonb) FROM typed_values WHERE value IS NOT NULL),
+    'subscriptions', (SELECT coalesce(jsonb_agg(jsonb_build_object(
+        'channel', lower(s.channel::text), 'kind', lower(s.kind::text), 'status', lower(s.status::text), 'address', s.address,
+        'changedAt', to_char(s."changedAt", ${UTC_ISO})) ORDER BY s.channel, s.kind), '[]'::jsonb)
+      FROM "CustomerSubscription" s WHERE s."customerId" = saved.id),
+    'createdAt', to_char(saved."createdAt", ${UTC_ISO}), 'updatedAt', to_char(saved."updatedAt", ${UTC_ISO})) AS data
+  FROM saved
+), ${recordingCtes('$17', '$2')}
+SELECT id, "storeId", email, "firstName", "lastName", name, "phoneNumbers", location, "createdAt", "updatedAt", created FROM saved`;
+
 /**
- * Creates the customer with this e-mail or updates it, in one transaction with its
- * custom fields, options and the customer.created / customer.updated event. Any
- * invalid part refuses the whole request and writes nothing.
+ * Creates the customer with this e-mail or updates it, together with its custom fields,
+ * options and the customer.created / customer.updated event. Any invalid part refuses
+ * the whole request and writes nothing. With the fields' declarations known (cached)
+ * that is one statement; a first use of a field name declares it in the same
+ * transaction first.
  */
 export async function upsertCustomer(db: Db | Tx, storeId: string, input: CustomerUpsertInput): Promise<CustomerWrite> {
   const { email, profile } = parseUpsert(input);
-  return inTransaction(db, async (tx) => {
+  const upsert = async (tx: Db | Tx) => {
     const declarations = await declareFields(tx, storeId, profile.fields);
-    const existing = await lockCustomerByEmail(tx, storeId, email);
-    const write = await saveCustomerProfile(tx, storeId, existing, email, profile, declarations);
-    await announceCustomer(tx, storeId, write);
-    return write;
-  });
+    const rows = profile.fields.map((f) => {
+      const declaration = declarations.get(f.name)!;
+      return { name: f.name, ...declaration, ...valueColumns(declaration.type, f) };
+    });
+    const [saved] = await tx.$queryRawUnsafe<(Customer & { created: boolean })[]>(
+      UPSERT_CUSTOMER_SQL,
+      newId('customer'),
+      storeId,
+      email,
+      profile.firstName ?? null,
+      profile.firstName !== undefined,
+      profile.lastName ?? null,
+      profile.lastName !== undefined,
+      profile.phoneNumber ?? null,
+      profile.location === undefined ? null : JSON.stringify(profile.location),
+      rows.map((r) => r.id),
+      rows.map((r) => r.name),
+      rows.map((r) => r.type),
+      rows.map((r) => r.stringValue),
+      rows.map((r) => (r.numberValue === null ? null : r.numberValue.toString())),
+      rows.map((r) => r.booleanValue),
+      rows.map((r) => (r.dateValue === null ? null : r.dateValue.toISOString())),
+      newId('event'),
+    );
+    const { created, ...customer } = saved;
+    return { customer, created };
+  };
+  return declarationsKnown(storeId, profile.fields) ? upsert(db) : inTransaction(db, upsert);
 }
 
 /** The lookup key of a customer e-mail: validated, trimmed, lower case. */

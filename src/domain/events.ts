@@ -37,20 +37,31 @@ export interface NewEvent {
   data: unknown;
 }
 
-// One statement: the event, and a pending delivery for each enabled subscription of the
-// store that names the topic (none is a no-op insert). Times are the transaction's, in
-// UTC like every timestamp Prisma writes.
-const RECORD_SQL = `
-WITH event AS (
+/**
+ * Common table expressions that record one event per row of the CTE `announced`
+ * (columns topic, "subjectId", data jsonb), and a pending delivery for each enabled
+ * subscription of the store that names its topic (none is a no-op insert). `eventId`
+ * and `storeId` are SQL expressions (parameters). Times are the transaction's, in UTC
+ * like every timestamp Prisma writes. A statement that changes a subject can so record
+ * its event itself, in the same round trip.
+ */
+export function recordingCtes(eventId: string, storeId: string): string {
+  return `recorded AS (
   INSERT INTO "Event" (id, "storeId", topic, "subjectId", data, "createdAt")
-  VALUES ($1, $2, $3, $4, $5::jsonb, now() AT TIME ZONE 'UTC')
-  RETURNING id
-)
-INSERT INTO "WebhookDelivery" (id, "eventId", "subscriptionId", "subjectId", "nextAttemptAt", "createdAt")
-SELECT 'dlv_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 20), event.id, s.id, $4, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
-FROM event CROSS JOIN "WebhookSubscription" s
-WHERE s."storeId" = $2 AND s.enabled AND $3 = ANY(s.topics)
-ORDER BY s.id`;
+  SELECT ${eventId}, ${storeId}, topic, "subjectId", data, now() AT TIME ZONE 'UTC' FROM announced
+  RETURNING id, topic, "subjectId"
+), enqueued AS (
+  INSERT INTO "WebhookDelivery" (id, "eventId", "subscriptionId", "subjectId", "nextAttemptAt", "createdAt")
+  SELECT 'dlv_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 20), recorded.id, s.id, recorded."subjectId", now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+  FROM recorded JOIN "WebhookSubscription" s ON s."storeId" = ${storeId} AND s.enabled AND recorded.topic = ANY(s.topics)
+  ORDER BY s.id
+)`;
+}
+
+const RECORD_SQL = `
+WITH announced AS (SELECT $3::text AS topic, $4::text AS "subjectId", $5::jsonb AS data),
+${recordingCtes('$1', '$2::text')}
+SELECT id FROM recorded`;
 
 export async function recordEvent(tx: Tx, event: NewEvent): Promise<string> {
   const id = newId('event');

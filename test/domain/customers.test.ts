@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.ts';
 import {
+  announceCustomer,
   customerEmailKey,
   displayName,
   isE164,
@@ -11,6 +12,7 @@ import {
   parseIsoDateTime,
   upsertCustomer,
 } from '../../src/domain/customers.ts';
+import { updateCustomerSubscriptions } from '../../src/domain/customerSubscriptions.ts';
 import { Invalid } from '../../src/domain/errors.ts';
 import { createStore } from '../../src/domain/stores.ts';
 import { createTestDatabase } from '../support/db.ts';
@@ -112,6 +114,40 @@ describe('upsertCustomer', () => {
     expect(byName).toEqual({ ratio: '0.1', big: '12345678901234', neg: '-3.5' });
     const event = await db.prisma.event.findFirstOrThrow({ where: { subjectId: customer.id } });
     expect(event.data).toMatchObject({ customFields: { ratio: 0.1, big: 12345678901234, neg: -3.5 } });
+  });
+
+  it("announces the same customer view as the other writers of customers (built in SQL there, in JavaScript here)", async () => {
+    const email = 'view@example.com';
+    await upsertCustomer(db.prisma, storeId, {
+      email,
+      firstName: 'Vi',
+      phoneNumber: '+14155550111',
+      location: { city: 'Oslo', countryCode: 'no', latitude: 59.9 },
+      customFields: { vTier: 'gold', vRatio: 0.1, vVip: true, vSince: '2024-02-29T23:59:59.123+01:00', vBig: 12345678901234 },
+    });
+    await updateCustomerSubscriptions(db.prisma, storeId, { email: { email, subscriptions: { marketing: { subscriptionStatus: 'SUBSCRIBED' } } } });
+    const { customer } = await upsertCustomer(db.prisma, storeId, {
+      email,
+      lastName: 'Ew',
+      phoneNumber: '+14155550112',
+      location: { city: 'Bergen', street1: 'Bryggen 1' },
+      customFields: { vRatio: -3.5, vNew: 'fresh' },
+    });
+    const fromUpsert = await db.prisma.event.findFirstOrThrow({ where: { subjectId: customer.id }, orderBy: { createdAt: 'desc' } });
+    expect(fromUpsert.topic).toBe('customer.updated');
+    const fromOtherWriters = await db.prisma.$transaction(async (tx) => {
+      await announceCustomer(tx, storeId, { customer: await tx.customer.findUniqueOrThrow({ where: { id: customer.id } }), created: false });
+      return tx.event.findFirstOrThrow({ where: { subjectId: customer.id, id: { not: fromUpsert.id } }, orderBy: { createdAt: 'desc' } });
+    });
+    expect(fromUpsert.data).toEqual(fromOtherWriters.data);
+    expect(fromUpsert.data).toMatchObject({
+      name: 'Vi Ew',
+      phoneNumber: '+14155550112',
+      phoneNumbers: ['+14155550111', '+14155550112'],
+      location: { city: 'Bergen', street1: 'Bryggen 1', countryCode: 'NO', latitude: 59.9 },
+      customFields: { vTier: 'gold', vRatio: -3.5, vVip: true, vSince: '2024-02-29T22:59:59.123Z', vBig: 12345678901234, vNew: 'fresh' },
+      subscriptions: [{ channel: 'email', kind: 'marketing', status: 'confirmed', address: email }],
+    });
   });
 
   it('two concurrent upserts of the same new e-mail make one customer: one created, one updated', async () => {
