@@ -28,6 +28,8 @@ export const builder = new SchemaBuilder<{
 }>({
   plugins: [ScopeAuthPlugin, RelayPlugin, PrismaPlugin, DataloaderPlugin],
   scopeAuth: {
+    // A type's scopes are checked once per object, not again for each of its fields.
+    runScopesOnType: true,
     authScopes: (ctx) => ({
       authenticated: ctx.auth !== null,
       merchantUser: ctx.auth?.merchantUser !== undefined,
