@@ -25,9 +25,11 @@ export function withPreparedStatements(pglite: PGlite, nameOf: (query: { sql: st
   const prepared = new Map<string, number[]>();
   const run = (message: Uint8Array) => internals.execProtocolStream(message, { syncToFs: false });
 
-  const query: Query = async (sql, params = [], options = {}) => {
+  // Unnamed statements go to PGlite's own query of the same scope: inside a transaction,
+  // the transaction's (PGlite's top-level query would wait for the transaction to end).
+  const namedOr = (unnamed: Query): Query => async (sql, params = [], options = {}) => {
     const name = nameOf({ sql });
-    if (name === '' || options.blob || options.paramTypes) return pglite.query(sql, params, options);
+    if (name === '' || options.blob || options.paramTypes) return unnamed(sql, params, options);
     const results = await internals._runExclusiveQuery(async () => {
       const messages: Awaited<ReturnType<typeof run>> = [];
       try {
@@ -55,7 +57,9 @@ export function withPreparedStatements(pglite: PGlite, nameOf: (query: { sql: st
     return results;
   };
 
-  const transaction: PGlite['transaction'] = (fn) => pglite.transaction((tx) => fn(Object.create(tx, { query: { value: query } }) as Transaction));
+  const query = namedOr((sql, params, options) => pglite.query(sql, params, options));
+  const transaction: PGlite['transaction'] = (fn) =>
+    pglite.transaction((tx) => fn(Object.create(tx, { query: { value: namedOr((sql, params, options) => tx.query(sql, params, options)) } }) as Transaction));
 
   return new Proxy(pglite, {
     get(target, property) {
