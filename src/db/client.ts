@@ -144,23 +144,24 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
   return fromEmbedded(url, embedded);
 }
 
-function pgChannel(client: pg.Pool | pg.PoolClient): SqlChannel {
+function pgChannel(client: pg.Pool | pg.PoolClient, nameOf: (query: { sql: string }) => string = () => ''): SqlChannel {
   return {
     async exec(script) {
       await client.query(script);
     },
     async query<T>(sql: string, params: unknown[] = []) {
-      const result = await client.query(sql, params);
+      const name = nameOf({ sql });
+      const result = await client.query(name === '' ? { text: sql, values: params } : { name, text: sql, values: params });
       return result.rows as T[];
     },
   };
 }
 
-function pgSession(pool: pg.Pool) {
+function pgSession(pool: pg.Pool, nameOf?: (query: { sql: string }) => string) {
   return async <T>(fn: (sql: SqlChannel) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
     try {
-      return await fn(pgChannel(client));
+      return await fn(pgChannel(client, nameOf));
     } finally {
       client.release();
     }
@@ -195,9 +196,10 @@ async function checkReachable(pool: pg.Pool, connectionString: string): Promise<
 }
 
 /**
- * Names Prisma's statements so that each connection parses and plans a statement once
- * and then only binds and executes it: for the larger single-statement writes (the
- * customer upsert's CTE), planning cost PostgreSQL more than running them. The name is
+ * Names statements (Prisma's, and the raw channel's) so that each connection parses and
+ * plans a statement once and then only binds and executes it: for the larger
+ * single-statement writes (the customer upsert's CTE, the webhook dispatcher's claims and
+ * records), planning cost PostgreSQL more than running them. The name is
  * the SQL text's hash. A connection keeps every statement it prepared for its lifetime,
  * so only the first MAX_PREPARED_STATEMENTS distinct texts a process sees are named (the
  * hot ones come first); later texts, such as lists of an unusual length, run
@@ -220,15 +222,17 @@ const MAX_PREPARED_STATEMENTS = 1_000;
 async function openPostgres(url: string, connectionString: string, max: number): Promise<Database> {
   const pool = keepPoolAlive(new pg.Pool({ connectionString, max }));
   await checkReachable(pool, connectionString);
-  const { prisma, onStatement } = observedPrisma(new PrismaPg(pool, { statementNameGenerator: preparedStatementNames() }));
+  // One naming for Prisma and the raw channel: both prepare on the same pooled connections.
+  const nameOf = preparedStatementNames();
+  const { prisma, onStatement } = observedPrisma(new PrismaPg(pool, { statementNameGenerator: nameOf }));
   return {
     kind: 'postgresql',
     url,
     prisma,
     onStatement,
     poolStats: poolStatsOf(pool),
-    sql: pgChannel(pool),
-    session: pgSession(pool),
+    sql: pgChannel(pool, nameOf),
+    session: pgSession(pool, nameOf),
     listen: pgListen(connectionString),
     singleConnection: false,
     async close() {
