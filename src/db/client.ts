@@ -10,7 +10,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
-import { withPreparedStatements } from './preparedPglite.ts';
+import { withPreparedStatements, type StatementNamer } from './preparedPglite.ts';
 import { EMBEDDED_START_PARAMS, openEmbedded, type EmbeddedHandle } from './embedded.ts';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
@@ -144,7 +144,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
   return fromEmbedded(url, embedded);
 }
 
-function pgChannel(client: pg.Pool | pg.PoolClient, nameOf: (query: { sql: string }) => string = () => ''): SqlChannel {
+function pgChannel(client: pg.Pool | pg.PoolClient, nameOf: StatementNamer = () => ''): SqlChannel {
   return {
     async exec(script) {
       await client.query(script);
@@ -157,7 +157,7 @@ function pgChannel(client: pg.Pool | pg.PoolClient, nameOf: (query: { sql: strin
   };
 }
 
-function pgSession(pool: pg.Pool, nameOf?: (query: { sql: string }) => string) {
+function pgSession(pool: pg.Pool, nameOf?: StatementNamer) {
   return async <T>(fn: (sql: SqlChannel) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
     try {
@@ -196,7 +196,7 @@ async function checkReachable(pool: pg.Pool, connectionString: string): Promise<
 }
 
 /**
- * Names statements (Prisma's, and the raw channel's) so that each connection parses and
+ * Names statements (Prisma's, and the raw channel's, on both database kinds) so that each connection parses and
  * plans a statement once and then only binds and executes it: for the larger
  * single-statement writes (the customer upsert's CTE, the webhook dispatcher's claims and
  * records), planning cost PostgreSQL more than running them. The name is
@@ -205,7 +205,7 @@ async function checkReachable(pool: pg.Pool, connectionString: string): Promise<
  * hot ones come first); later texts, such as lists of an unusual length, run
  * unnamed.
  */
-export function preparedStatementNames(limit = MAX_PREPARED_STATEMENTS): (query: { sql: string }) => string {
+export function preparedStatementNames(limit = MAX_PREPARED_STATEMENTS): StatementNamer {
   const names = new Map<string, string>();
   return ({ sql }) => {
     const known = names.get(sql);
@@ -255,8 +255,10 @@ export function pgliteChannel(pglite: PGlite): SqlChannel {
 }
 
 function fromPGlite(url: string, pglite: PGlite, close: () => Promise<void>): Database {
-  const { prisma, onStatement } = observedPrisma(new PrismaPGlite(withPreparedStatements(pglite, preparedStatementNames())));
-  const sql = pgliteChannel(pglite);
+  // Prisma and the raw channel share one view: their named statements live in one session.
+  const prepared = withPreparedStatements(pglite, preparedStatementNames());
+  const { prisma, onStatement } = observedPrisma(new PrismaPGlite(prepared));
+  const sql = pgliteChannel(prepared);
   return {
     kind: 'pglite',
     url,

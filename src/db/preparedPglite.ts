@@ -8,6 +8,9 @@ import { parse, protocol, type PGlite, type QueryOptions, type Results, type Tra
 
 type Query = (sql: string, params?: unknown[], options?: QueryOptions) => Promise<Results<unknown>>;
 
+/** A statement text's prepared-statement name, or '' to run it unnamed. */
+export type StatementNamer = (query: { sql: string }) => string;
+
 /** What PGlite exposes for its own `query` and not in its declared interface. */
 interface PGliteInternals {
   _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T>;
@@ -17,10 +20,11 @@ interface PGliteInternals {
 }
 
 /**
- * `pglite`, with `query` (also inside `transaction`) running named statements; `nameOf`
- * gives a statement text's name, or '' to run it unnamed.
+ * `pglite`, with `query` (also inside `transaction`) running named statements. One view
+ * per PGlite instance: its statements live in PGlite's one session, so everything that
+ * queries it (Prisma, the raw channel) goes through the same view.
  */
-export function withPreparedStatements(pglite: PGlite, nameOf: (query: { sql: string }) => string): PGlite {
+export function withPreparedStatements(pglite: PGlite, nameOf: StatementNamer): PGlite {
   const internals = pglite as unknown as PGliteInternals;
   const prepared = new Map<string, number[]>();
   const run = (message: Uint8Array) => internals.execProtocolStream(message, { syncToFs: false });

@@ -462,44 +462,64 @@ export async function saveCustomerProfile(
   return write;
 }
 
-async function writeCustomFields(
-  tx: Tx,
-  customerId: string,
-  fields: ParsedField[],
-  declarations: FieldDeclarations,
-): Promise<void> {
-  if (fields.length === 0) return;
-  const rows = fields.map((f) => {
+/** The custom field rows of `fields`, in name order, with their declarations' ids and types. */
+function customFieldRows(fields: ParsedField[], declarations: FieldDeclarations) {
+  return fields.map((f) => {
     const declaration = declarations.get(f.name)!;
-    return { declarationId: declaration.id, ...valueColumns(declaration.type, f) };
+    return { declarationId: declaration.id, name: f.name, type: declaration.type, ...valueColumns(declaration.type, f) };
   });
-  await tx.$executeRawUnsafe(
-    WRITE_CUSTOM_FIELDS_SQL,
-    customerId,
-    rows.map((r) => r.declarationId),
+}
+
+/** The value columns of `rows` as the arrays `incomingValues` unnests (string, number, boolean, date). */
+function valueArrays(rows: ReturnType<typeof customFieldRows>): unknown[] {
+  return [
     rows.map((r) => r.stringValue),
     rows.map((r) => (r.numberValue === null ? null : r.numberValue.toString())),
     rows.map((r) => r.booleanValue),
     rows.map((r) => (r.dateValue === null ? null : r.dateValue.toISOString())),
-  );
+  ];
 }
 
-// The values in one statement: each one inserted or replaced, and every string value
-// added to its field's options (the values a segment can pick from).
-const WRITE_CUSTOM_FIELDS_SQL = `
-WITH incoming AS (
-  SELECT * FROM unnest($2::text[], $3::text[], $4::text[]::numeric[], $5::boolean[], $6::text[]::timestamptz[])
-    AS t("declarationId", "stringValue", "numberValue", "booleanValue", "dateValue")
-), saved AS (
+/**
+ * The CTE `incoming` unnesting the parameters from `first` on: declaration ids, names,
+ * types, then the four `valueArrays`.
+ */
+function incomingValues(first: number): string {
+  const [ids, names, types, strings, numbers, booleans, dates] = [0, 1, 2, 3, 4, 5, 6].map((i) => `$${first + i}`);
+  return `incoming AS (
+  SELECT * FROM unnest(${ids}::text[], ${names}::text[], ${types}::text[], ${strings}::text[], ${numbers}::text[]::numeric[], ${booleans}::boolean[], ${dates}::text[]::timestamptz[])
+    AS t("declarationId", name, type, "stringValue", "numberValue", "booleanValue", "dateValue")
+)`;
+}
+
+/**
+ * The CTEs writing the rows of `incoming` for the customer `customerId` (an SQL
+ * expression over `source`): each value inserted or replaced, and every string value
+ * added to its field's options (the values a segment can pick from).
+ */
+function customFieldWrites(customerId: string, source: string): string {
+  return `written AS (
   INSERT INTO "CustomFieldValue" ("customerId", "declarationId", "stringValue", "numberValue", "booleanValue", "dateValue", "updatedAt")
-  SELECT $1, "declarationId", "stringValue", "numberValue", "booleanValue", "dateValue" AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM incoming
+  SELECT ${customerId}, "declarationId", "stringValue", "numberValue", "booleanValue", "dateValue" AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM ${source}
   ON CONFLICT ("customerId", "declarationId") DO UPDATE SET
     "stringValue" = excluded."stringValue", "numberValue" = excluded."numberValue", "booleanValue" = excluded."booleanValue",
     "dateValue" = excluded."dateValue", "updatedAt" = excluded."updatedAt"
-)
-INSERT INTO "CustomFieldOption" ("declarationId", value, "createdAt")
-SELECT "declarationId", "stringValue", now() AT TIME ZONE 'UTC' FROM incoming WHERE "stringValue" IS NOT NULL
-ON CONFLICT DO NOTHING`;
+), optioned AS (
+  INSERT INTO "CustomFieldOption" ("declarationId", value, "createdAt")
+  SELECT "declarationId", "stringValue", now() AT TIME ZONE 'UTC' FROM incoming WHERE "stringValue" IS NOT NULL
+  ON CONFLICT DO NOTHING
+)`;
+}
+
+const WRITE_CUSTOM_FIELDS_SQL = `
+WITH ${incomingValues(2)}, ${customFieldWrites('$1', 'incoming')}
+SELECT 1`;
+
+async function writeCustomFields(tx: Tx, customerId: string, fields: ParsedField[], declarations: FieldDeclarations): Promise<void> {
+  if (fields.length === 0) return;
+  const rows = customFieldRows(fields, declarations);
+  await tx.$executeRawUnsafe(WRITE_CUSTOM_FIELDS_SQL, customerId, rows.map((r) => r.declarationId), rows.map((r) => r.name), rows.map((r) => r.type), ...valueArrays(rows));
+}
 
 interface StoredValue {
   stringValue: string | null;
@@ -630,20 +650,7 @@ WITH saved AS (
   INSERT INTO "CustomerPhoneNumber" ("storeId", "phoneNumber", "customerId", "createdAt")
   SELECT $2, $8::text, id, now() AT TIME ZONE 'UTC' FROM saved WHERE $8::text IS NOT NULL
   ON CONFLICT DO NOTHING
-), incoming AS (
-  SELECT * FROM unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[]::numeric[], $15::boolean[], $16::text[]::timestamptz[])
-    AS t("declarationId", name, type, "stringValue", "numberValue", "booleanValue", "dateValue")
-), written AS (
-  INSERT INTO "CustomFieldValue" ("customerId", "declarationId", "stringValue", "numberValue", "booleanValue", "dateValue", "updatedAt")
-  SELECT saved.id, "declarationId", "stringValue", "numberValue", "booleanValue", "dateValue" AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM incoming CROSS JOIN saved
-  ON CONFLICT ("customerId", "declarationId") DO UPDATE SET
-    "stringValue" = excluded."stringValue", "numberValue" = excluded."numberValue", "booleanValue" = excluded."booleanValue",
-    "dateValue" = excluded."dateValue", "updatedAt" = excluded."updatedAt"
-), optioned AS (
-  INSERT INTO "CustomFieldOption" ("declarationId", value, "createdAt")
-  SELECT "declarationId", "stringValue", now() AT TIME ZONE 'UTC' FROM incoming WHERE "stringValue" IS NOT NULL
-  ON CONFLICT DO NOTHING
-), field_values AS (
+), ${incomingValues(10)}, ${customFieldWrites('saved.id', 'incoming CROSS JOIN saved')}, field_values AS (
   SELECT d.name, d.type::text AS type, v."stringValue", v."numberValue", v."booleanValue", v."dateValue"
   FROM saved JOIN "CustomFieldValue" v ON v."customerId" = saved.id JOIN "CustomFieldDeclaration" d ON d.id = v."declarationId"
   WHERE v."declarationId" <> ALL($10::text[])
@@ -679,10 +686,7 @@ export async function upsertCustomer(db: Db | Tx, storeId: string, input: Custom
   const { email, profile } = parseUpsert(input);
   const upsert = async (tx: Db | Tx) => {
     const declarations = await declareFields(tx, storeId, profile.fields);
-    const rows = profile.fields.map((f) => {
-      const declaration = declarations.get(f.name)!;
-      return { name: f.name, ...declaration, ...valueColumns(declaration.type, f) };
-    });
+    const rows = customFieldRows(profile.fields, declarations);
     const [saved] = await tx.$queryRawUnsafe<(Customer & { created: boolean })[]>(
       UPSERT_CUSTOMER_SQL,
       newId('customer'),
@@ -694,13 +698,10 @@ export async function upsertCustomer(db: Db | Tx, storeId: string, input: Custom
       profile.lastName !== undefined,
       profile.phoneNumber ?? null,
       profile.location === undefined ? null : JSON.stringify(profile.location),
-      rows.map((r) => r.id),
+      rows.map((r) => r.declarationId),
       rows.map((r) => r.name),
       rows.map((r) => r.type),
-      rows.map((r) => r.stringValue),
-      rows.map((r) => (r.numberValue === null ? null : r.numberValue.toString())),
-      rows.map((r) => r.booleanValue),
-      rows.map((r) => (r.dateValue === null ? null : r.dateValue.toISOString())),
+      ...valueArrays(rows),
       newId('event'),
     );
     const { created, ...customer } = saved;
