@@ -11,7 +11,8 @@
 //   raw    a hand-written node:http route calling the domain function directly
 //   sql    the floor: a node:http route doing the least SQL the operation needs, with no
 //          ORM: the API-client lookup, then for the upsert one statement (customer upsert
-//          and outbox event, one transaction), for the page one query returning the JSON
+//          and outbox event, one transaction), for the page one query returning each return
+//          as JSON, shaped as the door shapes it; its body must equal the door's (checked)
 // Every variant authenticates the bearer secret and counts the rate limit as the
 // door does, so what differs is the layer between HTTP and the domain. `sofa` vs
 // `table` isolates SOFA's route handling (both execute the same document); a third
@@ -19,6 +20,7 @@
 // authentication, where routing weighs most.
 // Run on in-memory PGlite and on a scratch PostgreSQL database (dropped after).
 import http from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { execute, print, type DocumentNode, type ExecutionArgs } from 'graphql';
@@ -36,7 +38,8 @@ import { createOrder } from '../src/domain/orders.ts';
 import { createReturn, listReturns } from '../src/domain/returns.ts';
 import { createApiClient, createStore } from '../src/domain/stores.ts';
 import { createLogger } from '../src/logger.ts';
-import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT } from '../src/rest/returnShape.ts';
+import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT, restOrder, restReturn, type RestOrderNode, type RestReturnNode } from '../src/rest/returnShape.ts';
+import { formatAmount } from '../src/domain/money.ts';
 import type { DoorResponse } from '../src/door.ts';
 import { RouteTable } from '../src/routeTable.ts';
 import { createContext, type GraphQLContext } from '../src/schema/context.ts';
@@ -172,15 +175,97 @@ WITH saved AS (
   SELECT $6, $2, CASE WHEN created THEN 'customer.created' ELSE 'customer.updated' END, id, to_jsonb(saved), now() AT TIME ZONE 'UTC' FROM saved
 )
 SELECT id, email, created FROM saved`;
+// The page as the door serves it (return-read and order-read of the reference), built from one
+// query: PostgreSQL assembles each return with its order, items and notes as JSON; the amounts
+// are formatted and the reference shape applied in JavaScript (returnShape.ts, which the door
+// runs too). Written for the returns the bench seeds (ordered returns); the bench checks that
+// its body equals the door's before it measures.
 const SQL_RETURNS_PAGE = `
-SELECT coalesce(json_agg(page ORDER BY page."updatedAt" DESC, page.id DESC), '[]'::json) AS returns FROM (
-  SELECT r.id, r.status, r.type, r."createdAt", r."updatedAt", r.currency, r."totalRefund", r."totalStoreCredit", r.tags,
-    (SELECT json_build_object('id', o.id, 'name', o.name, 'externalId', o."externalId",
-       'lineItems', (SELECT json_agg(l ORDER BY l.position) FROM "OrderLineItem" l WHERE l."orderId" = o.id))
-     FROM "Order" o WHERE o.id = r."orderId") AS "order",
-    (SELECT json_agg(json_build_object('id', i.id, 'quantity', i.quantity, 'reason', i.reason, 'outcome', i.outcome, 'orderLineItemId', i."orderLineItemId"))
-     FROM "ReturnItem" i WHERE i."returnId" = r.id) AS items
-  FROM "Return" r WHERE r."storeId" = $1 ORDER BY r."updatedAt" DESC, r.id DESC LIMIT $2) page`;
+SELECT r.id, to_char(r."updatedAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", json_build_object(
+  'id', r.id, 'status', upper(r.status::text), 'type', upper(r.type::text), 'currency', r.currency,
+  'createdAt', to_char(r."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'updatedAt', to_char(r."updatedAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+  'carrier', r.carrier, 'trackingNumber', r."trackingNumber", 'trackingUrl', r."trackingUrl", 'labelStatus', r."labelStatus",
+  'labelUrl', r."labelUrl", 'tags', coalesce(r.tags, '{}'), 'customerEmail', r."customerEmail", 'customerFirstName', r."customerFirstName",
+  'customerLastName', r."customerLastName", 'originAddress', r."originAddress",
+  'totalRefund', r."totalRefund"::text, 'totalStoreCredit', r."totalStoreCredit"::text,
+  'destination', CASE WHEN d.id IS NOT NULL THEN json_build_object('line1', d.street1, 'line2', d.street2, 'city', d.city,
+    'state', d."stateCode", 'postalCode', d."postalCode", 'country', d."countryCode") ELSE r."destinationAddress"::json END,
+  'order', (SELECT json_build_object('id', o.id, 'name', o.name, 'externalId', o."externalId", 'currency', o.currency,
+      'customer', json_build_object('externalId', o."customerExternalId", 'email', o."customerEmail", 'phoneNumber', o."customerPhone",
+        'name', o."customerName", 'firstName', o."customerFirstName", 'lastName', o."customerLastName"),
+      'shippingAddress', o."shippingAddress", 'totalDiscount', o."totalDiscount"::text, 'subtotalPrice', o."subtotalPrice"::text,
+      'shippingCost', o."shippingCost"::text, 'totalTax', o."totalTax"::text, 'totalPrice', o."totalPrice"::text,
+      'lineItems', (SELECT coalesce(json_agg(json_build_object('id', l.id, 'externalId', l."externalId", 'title', l.title,
+          'quantity', l.quantity, 'price', l.price::text, 'locationId', g."locationId") ORDER BY l.position), '[]'::json)
+        FROM "OrderLineItem" l LEFT JOIN "FulfillmentGroup" g ON g.id = l."fulfillmentGroupId" WHERE l."orderId" = o.id))
+    FROM "Order" o WHERE o.id = r."orderId"),
+  'items', (SELECT coalesce(json_agg(json_build_object('id', i.id, 'quantity', i.quantity, 'reason', i.reason, 'reasonCode', i."reasonCode",
+        'customerComment', i."customerComment", 'outcome', upper(i.outcome::text), 'sku', l.sku, 'unitPrice', coalesce(l.price, 0)::text,
+        'orderLineItem', json_build_object('id', l.id, 'externalId', l."externalId", 'externalProductId', l."externalProductId"))
+        ORDER BY l.position, i.position, i.id), '[]'::json)
+    FROM "ReturnItem" i JOIN "OrderLineItem" l ON l.id = i."orderLineItemId" WHERE i."returnId" = r.id AND i."removedAt" IS NULL),
+  'notes', (SELECT coalesce(json_agg(json_build_object('id', n.id, 'content', n.content,
+        'createdAt', to_char(n."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY n."createdAt", n.id), '[]'::json)
+    FROM "ReturnNote" n WHERE n."returnId" = r.id)
+) AS node
+FROM "Return" r LEFT JOIN "Location" d ON d.id = r."destinationLocationId"
+WHERE r."storeId" = $1 ORDER BY r."updatedAt" DESC, r.id DESC LIMIT $2`;
+
+interface SqlOrder {
+  id: string;
+  name: string;
+  externalId: string;
+  currency: string;
+  customer: Record<'externalId' | 'email' | 'phoneNumber' | 'name' | 'firstName' | 'lastName', string | null>;
+  shippingAddress: RestReturnNode['order'] extends infer O ? (O extends { shippingAddress: infer A } ? A : never) : never;
+  totalDiscount: string | null;
+  subtotalPrice: string | null;
+  shippingCost: string | null;
+  totalTax: string | null;
+  totalPrice: string | null;
+  lineItems: { id: string; externalId: string; title: string; quantity: number; price: string | null; locationId: string | null }[];
+}
+
+type SqlReturn = Omit<RestReturnNode, 'order' | 'items' | 'totalRefund' | 'totalStoreCredit'> & {
+  order: SqlOrder | null;
+  items: (Omit<RestReturnNode['items'][number], 'unitPrice' | 'product'> & { unitPrice: string })[];
+  totalRefund: string;
+  totalStoreCredit: string;
+};
+
+/** One return of the query as the GraphQL selection of the door reads it: amounts as Money, the submitted customer or null. */
+function sqlReturnNode(row: SqlReturn): RestReturnNode & { order: RestOrderNode | null } {
+  const amount = (value: string | null, currency: string) => (value === null ? null : { amount: formatAmount(value, currency), currency });
+  const order = row.order;
+  const customer = order && Object.values(order.customer).some((value) => value !== null) ? order.customer : null;
+  return {
+    ...row,
+    order: order && {
+      id: order.id,
+      name: order.name,
+      externalId: order.externalId,
+      currency: order.currency,
+      submittedCustomer: customer,
+      shippingAddress: order.shippingAddress,
+      lineItems: order.lineItems.map((line) => ({
+        id: line.id,
+        externalId: line.externalId,
+        title: line.title,
+        quantity: line.quantity,
+        price: amount(line.price, order.currency),
+        fulfillmentLocation: line.locationId === null ? null : { id: line.locationId },
+      })),
+      totalDiscount: amount(order.totalDiscount, order.currency),
+      subtotalPrice: amount(order.subtotalPrice, order.currency),
+      shippingCost: amount(order.shippingCost, order.currency),
+      totalTax: amount(order.totalTax, order.currency),
+      totalPrice: amount(order.totalPrice, order.currency),
+    },
+    items: row.items.map((item) => ({ ...item, unitPrice: amount(item.unitPrice, row.currency)!, product: null })),
+    totalRefund: amount(row.totalRefund, row.currency)!,
+    totalStoreCredit: amount(row.totalStoreCredit, row.currency)!,
+  };
+}
 
 /** Marks a bench request whose client was authenticated once up front. */
 const PREAUTHORIZED = 'preauthorized';
@@ -252,7 +337,7 @@ async function startBenchServer(db: Database, fixture: Fixture) {
   ]);
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://bench');
-    const fail = (error: unknown) => send(res, 500, { error: String(error) });
+    const fail = (error: unknown) => send(res, 500, { error: String((error as Error).stack ?? error) });
     if (url.pathname.startsWith('/sofa/')) {
       sofa.requestListener(req, res);
       return;
@@ -326,10 +411,25 @@ async function sqlRoute(db: Database, url: URL, req: http.IncomingMessage, body:
     return send(res, row.created ? 201 : 200, row);
   }
   if (url.pathname === '/sql/returns' && req.method === 'GET') {
-    const [page] = await db.sql.query<{ returns: unknown }>(SQL_RETURNS_PAGE, [client.storeId, PAGE]);
-    return send(res, 200, { returns: page.returns });
+    const rows = await db.sql.query<{ id: string; updatedAt: string; node: SqlReturn }>(SQL_RETURNS_PAGE, [client.storeId, PAGE + 1]);
+    const nodes = rows.slice(0, PAGE).map((row) => sqlReturnNode(row.node));
+    const orders = new Map<string, RestOrderNode>();
+    for (const { order } of nodes) if (order && !orders.has(order.id)) orders.set(order.id, order);
+    const last = rows[PAGE - 1];
+    const next = rows.length > PAGE ? { 'x-page-next': encodeCursor('returns:updatedAt:desc', last.updatedAt, last.id) } : undefined;
+    return send(res, 200, { returns: nodes.map(restReturn), orders: [...orders.values()].map(restOrder) }, next);
   }
   return send(res, 404, { error: 'no route' });
+}
+
+/** The floor is only a floor if it serves what the door serves: the same body and the same next-page cursor. */
+async function sameReturnsPage(door: Promise<Response>, floor: Promise<Response>): Promise<void> {
+  const [a, b] = await Promise.all([door, floor]);
+  const [doorBody, floorBody] = await Promise.all([a.json(), b.json()]);
+  if (!isDeepStrictEqual(doorBody, floorBody)) {
+    throw new Error(`the sql returns page differs from the door's:\n${JSON.stringify(floorBody).slice(0, 2000)}\n${JSON.stringify(doorBody).slice(0, 2000)}`);
+  }
+  if (a.headers.get('x-page-next') !== b.headers.get('x-page-next')) throw new Error('the sql returns page names another next page than the door');
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -459,6 +559,7 @@ async function benchDatabase(label: string, db: Database): Promise<Results> {
     await (await upsertOnce()).text();
     const upsertStatements = await statementsOf(db, upsertOnce);
     const pageStatements = await statementsOf(db, () => fetch(`${appBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }));
+    await sameReturnsPage(fetch(`${appBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }), fetch(`${bench.base}/sql/returns`, { headers }));
     process.stdout.write(`${label}: statements per REST request (BEGIN/COMMIT aside): upsert of an existing customer ${upsertStatements} (sql variant: 2), returns page ${pageStatements} (sql variant: 2)\n`);
     const results: Partial<Results> = {};
     for (const [key, title, variants] of [
