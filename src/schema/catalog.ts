@@ -48,7 +48,9 @@ export const Weight = builder.objectRef<WeightShape>('Weight').implement({
   }),
 });
 
-type Measured = Pick<ProductRow, 'length' | 'width' | 'height' | 'dimensionUnit' | 'weightValue' | 'weightUnit'>;
+const MEASURES = { length: true, width: true, height: true, dimensionUnit: true, weightValue: true, weightUnit: true } as const;
+
+type Measured = Pick<ProductRow, keyof typeof MEASURES>;
 
 function dimensionsOf(product: Measured): DimensionsShape | null {
   if (!product.dimensionUnit) return null;
@@ -171,6 +173,7 @@ export const ProductFamilyImageConnection = builder.connectionObject({ type: Pro
 // ---------------------------------------------------------------- products
 
 export const Product = builder.prismaObject('Product', {
+  select: { id: true },
   fields: (t) => ({
     title: t.exposeString('title', { nullable: false }),
     description: t.exposeString('description', { nullable: false }),
@@ -185,10 +188,10 @@ export const Product = builder.prismaObject('Product', {
     taxCode: t.exposeString('taxCode', { nullable: true }),
     taxable: t.exposeBoolean('taxable', { nullable: false }),
     physicalItem: t.exposeBoolean('physicalItem', { nullable: false }),
-    cost: t.field({ type: Money, nullable: true, description: "Merchant's unit cost", resolve: (p) => money(p.cost, p.currency) }),
-    price: t.field({ type: Money, nullable: true, description: 'Selling price', resolve: (p) => money(p.price, p.currency) }),
-    dimensions: t.field({ type: Dimensions, nullable: true, resolve: dimensionsOf }),
-    weight: t.field({ type: Weight, nullable: true, resolve: weightOf }),
+    cost: t.field({ type: Money, nullable: true, description: "Merchant's unit cost", select: { cost: true, currency: true }, resolve: (p) => money(p.cost, p.currency) }),
+    price: t.field({ type: Money, nullable: true, description: 'Selling price', select: { price: true, currency: true }, resolve: (p) => money(p.price, p.currency) }),
+    dimensions: t.field({ type: Dimensions, nullable: true, select: MEASURES, resolve: dimensionsOf }),
+    weight: t.field({ type: Weight, nullable: true, select: MEASURES, resolve: weightOf }),
     options: t.field({
       nullable: false,
       type: [ProductOptionValue],
@@ -202,6 +205,7 @@ export const Product = builder.prismaObject('Product', {
       nullable: true,
       description: 'The attribute with this machine name and its value here; null when the account has no such attribute',
       args: { name: t.arg.string({ required: true }) },
+      select: { storeId: true },
       resolve: (p, args, ctx) => attributeLoader(ctx).load({ storeId: p.storeId, owner: { productId: p.id }, name: args.name }),
     }),
     image: t.field({
@@ -358,8 +362,8 @@ builder.queryFields((t) => ({
           args,
           scope: 'products',
           sort: keysetSortOf(PRODUCT_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),
-          fetch: ({ where, orderBy, take }) =>
-            ctx.prisma.product.findMany({ ...connectionNodeQuery(ctx, info, 'Product'), where: { AND: [filter, where] }, orderBy, take } as Prisma.ProductFindManyArgs),
+          fetch: ({ where, orderBy, take, cursorColumns }) =>
+            ctx.prisma.product.findMany({ ...connectionNodeQuery(ctx, info, 'Product', cursorColumns), where: { AND: [filter, where] }, orderBy, take } as Prisma.ProductFindManyArgs),
         });
       },
     },
@@ -388,9 +392,9 @@ builder.queryFields((t) => ({
           args,
           scope: 'productFamilies',
           sort: keysetSortOf(PRODUCT_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),
-          fetch: ({ where, orderBy, take }) =>
+          fetch: ({ where, orderBy, take, cursorColumns }) =>
             ctx.prisma.productFamily.findMany({
-              ...connectionNodeQuery(ctx, info, 'ProductFamily'),
+              ...connectionNodeQuery(ctx, info, 'ProductFamily', cursorColumns),
               where: { AND: [{ storeId: storeIdOf(ctx) }, where] },
               orderBy,
               take,

@@ -19,6 +19,7 @@ export const InboundShipmentStatus = builder.enumType('InboundShipmentStatus', {
 });
 
 export const InboundShipmentItem = builder.prismaObject('InboundShipmentItem', {
+  select: { id: true },
   fields: (t) => ({
     quantity: t.exposeInt('quantity', { nullable: false, description: 'Units shipped' }),
     receivedQuantity: t.exposeInt('receivedQuantity', { nullable: false, description: 'Units received in good condition' }),
@@ -80,6 +81,7 @@ function totalsLoader(ctx: GraphQLContext) {
 }
 
 export const InboundShipment = builder.prismaObject('InboundShipment', {
+  select: { id: true },
   fields: (t) => ({
     status: t.expose('status', { nullable: false, type: InboundShipmentStatus }),
     carrier: t.exposeString('carrier', { nullable: true }),
@@ -88,8 +90,8 @@ export const InboundShipment = builder.prismaObject('InboundShipment', {
     trackingUrl: t.exposeString('trackingUrl', { nullable: true }),
     freightType: t.exposeString('freightType', { nullable: true }),
     paymentTerms: t.exposeString('paymentTerms', { nullable: true }),
-    freightCost: t.field({ type: Money, nullable: true, resolve: (s) => money(s.freightCost, s.currency) }),
-    dutyCost: t.field({ type: Money, nullable: true, resolve: (s) => money(s.dutyCost, s.currency) }),
+    freightCost: t.field({ type: Money, nullable: true, select: { freightCost: true, currency: true }, resolve: (s) => money(s.freightCost, s.currency) }),
+    dutyCost: t.field({ type: Money, nullable: true, select: { dutyCost: true, currency: true }, resolve: (s) => money(s.dutyCost, s.currency) }),
     currency: t.exposeString('currency', { nullable: false, description: 'ISO 4217 code of freightCost and dutyCost' }),
     estimatedArrivalDate: t.expose('estimatedArrivalDate', { type: 'Date', nullable: true }),
     actualArrivalDate: t.expose('actualArrivalDate', { type: 'Date', nullable: true }),
@@ -180,9 +182,9 @@ builder.queryFields((t) => ({
           args,
           scope: 'inboundShipments',
           sort: keysetSortOf(SHIPMENT_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),
-          fetch: ({ where, orderBy, take }) =>
+          fetch: ({ where, orderBy, take, cursorColumns }) =>
             ctx.prisma.inboundShipment.findMany({
-              ...connectionNodeQuery(ctx, info, 'InboundShipment'),
+              ...connectionNodeQuery(ctx, info, 'InboundShipment', cursorColumns),
               where: { AND: [filter, where] },
               orderBy,
               take,

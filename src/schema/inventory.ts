@@ -15,9 +15,10 @@ import { payloadType, withUserErrors } from './userErrors.ts';
 
 export const LocationInventoryLevel = builder.prismaObject('InventoryLevel', {
   name: 'LocationInventoryLevel',
+  select: { id: true, storeId: true },
   fields: (t) => ({
     quantity: t.exposeInt('quantity', { nullable: false, description: 'Total on hand at the location' }),
-    available: t.int({ nullable: false, description: 'Available to sell: quantity - committed - reserved', resolve: inventory.availableOf }),
+    available: t.int({ nullable: false, description: 'Available to sell: quantity - committed - reserved', select: { quantity: true, committed: true, reserved: true }, resolve: inventory.availableOf }),
     committed: t.exposeInt('committed', { nullable: false, description: 'Committed to existing orders' }),
     reserved: t.exposeInt('reserved', { nullable: false, description: 'Reserved across all reservation buckets (damaged units included)' }),
     buildable: t.exposeInt('buildable', { nullable: false, description: 'Buildable from components' }),
@@ -46,6 +47,7 @@ registerNode(LocationInventoryLevel, {
 export const LocationInventoryLevelConnection = builder.connectionObject({ type: LocationInventoryLevel, name: 'LocationInventoryLevelConnection' });
 
 export const Location = builder.prismaObject('Location', {
+  select: { id: true },
   fields: (t) => ({
     name: t.exposeString('name', { nullable: false }),
     company: t.exposeString('company', { nullable: true }),
@@ -135,9 +137,9 @@ builder.queryFields((t) => ({
           args,
           scope: 'inventoryLevels',
           sort: keysetSortOf(LEVEL_SORT_KEYS[args.orderBy ?? 'UPDATED_AT'], args.reverse),
-          fetch: ({ where, orderBy, take }) =>
+          fetch: ({ where, orderBy, take, cursorColumns }) =>
             ctx.prisma.inventoryLevel.findMany({
-              ...connectionNodeQuery(ctx, info, 'LocationInventoryLevel'),
+              ...connectionNodeQuery(ctx, info, 'LocationInventoryLevel', cursorColumns),
               where: { AND: [filter, where] },
               orderBy,
               take,
@@ -171,9 +173,9 @@ builder.queryFields((t) => ({
           args,
           scope: 'locations',
           sort: keysetSortOf(LOCATION_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),
-          fetch: ({ where, orderBy, take }) =>
+          fetch: ({ where, orderBy, take, cursorColumns }) =>
             ctx.prisma.location.findMany({
-              ...connectionNodeQuery(ctx, info, 'Location'),
+              ...connectionNodeQuery(ctx, info, 'Location', cursorColumns),
               where: { AND: [inventory.visibleLocationWhere(storeIdOf(ctx)), where] },
               orderBy,
               take,

@@ -29,6 +29,17 @@ export interface PageQuery {
   where: Record<string, unknown>;
   orderBy: Record<string, unknown>[];
   take: number;
+  /** The columns a cursor is made of: a row must carry them whatever else its query selects. */
+  cursorColumns: Record<string, true>;
+}
+
+/**
+ * A planned Prisma query that also loads the cursor's columns. A query in `select` form (a type
+ * in plugin-prisma's select mode) loads only what the selection asked for; `include` form loads
+ * every column already.
+ */
+export function withCursorColumns<Q extends { select?: unknown }>(query: Q, cursorColumns: Record<string, true>): Q {
+  return query.select ? { ...query, select: { ...(query.select as object), ...cursorColumns } } : query;
 }
 
 export interface Edge<T> {
@@ -140,7 +151,8 @@ export async function keysetConnection<T extends { id: string }>(options: {
     { [sort.field]: sort.nullable ? { sort: direction, nulls: nullsLast ? 'last' : 'first' } : direction },
     { id: direction },
   ];
-  const rows = size === 0 ? [] : await fetch({ where, orderBy, take: size + 1 });
+  const cursorColumns = { id: true, [sort.field]: true } as const;
+  const rows = size === 0 ? [] : await fetch({ where, orderBy, take: size + 1, cursorColumns });
   const more = rows.length > size;
   const page = rows.slice(0, size);
   if (backward) page.reverse();

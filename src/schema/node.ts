@@ -20,7 +20,7 @@ import type { Scope } from '../auth/scopes.ts';
 import { builder } from './builder.ts';
 import { checkConnectionArgs } from './connectionArgs.ts';
 import type { GraphQLContext } from './context.ts';
-import type { KeysetSort, SortValueKind } from './keyset.ts';
+import { withCursorColumns, type KeysetSort, type PageQuery, type SortValueKind } from './keyset.ts';
 
 export type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
@@ -123,10 +123,10 @@ export function registerNode<Shape extends { id: string }>(
   });
 }
 
-/** The prisma query for the nodes a root connection returns, however the client selected them. */
-export function connectionNodeQuery(ctx: GraphQLContext, info: GraphQLResolveInfo, typeName: string): Record<string, unknown> {
+/** The prisma query for the nodes a root keyset connection returns, however the client selected them, with their cursor's columns. */
+export function connectionNodeQuery(ctx: GraphQLContext, info: GraphQLResolveInfo, typeName: string, cursorColumns: PageQuery['cursorColumns']): Record<string, unknown> {
   checkNestedConnectionArgs(ctx, info);
-  return queryFromInfo({ context: ctx, info, typeName, paths: [['nodes'], ['edges', 'node']] }) as Record<string, unknown>;
+  return withCursorColumns(queryFromInfo({ context: ctx, info, typeName, paths: [['nodes'], ['edges', 'node']] }) as Record<string, unknown>, cursorColumns);
 }
 
 export interface SortKeyDefinition {

@@ -115,9 +115,9 @@ builder.queryFields((t) => ({
           args,
           scope: 'purchaseOrders',
           sort: keysetSortOf(PURCHASE_ORDER_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),
-          fetch: ({ where, orderBy, take }) =>
+          fetch: ({ where, orderBy, take, cursorColumns }) =>
             ctx.prisma.purchaseOrder.findMany({
-              ...connectionNodeQuery(ctx, info, 'PurchaseOrder'),
+              ...connectionNodeQuery(ctx, info, 'PurchaseOrder', cursorColumns),
               where: { AND: [filter, where] },
               orderBy,
               take,

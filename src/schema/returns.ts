@@ -35,7 +35,7 @@ import {
 import { deleteReturnTag, upsertReturnTag } from '../domain/returnTags.ts';
 import { builder } from './builder.ts';
 import { storeIdOf, type GraphQLContext, hasAnyScope } from './context.ts';
-import { keysetConnection, type KeysetSort } from './keyset.ts';
+import { keysetConnection, withCursorColumns, type KeysetSort } from './keyset.ts';
 import { money, Money } from './scalars.ts';
 
 const RETURN_AUDIENCE: readonly Scope[] = ['returns_read', 'returns_write'];
@@ -319,7 +319,8 @@ builder.queryFields((t) => ({
           args,
           sort,
           scope: 'returns',
-          fetch: (page) => listReturns(ctx.prisma, storeIdOf(ctx), { ...args, statuses: args.status }, page as ReturnPage, query),
+          fetch: (page) =>
+            listReturns(ctx.prisma, storeIdOf(ctx), { ...args, statuses: args.status }, page as ReturnPage, withCursorColumns(query, page.cursorColumns)),
         });
       },
     },
