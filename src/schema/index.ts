@@ -22,5 +22,6 @@ import './coverage.ts';
 import './invoices.ts';
 import './storefront.ts';
 import { enforceConnectionArgs } from './connectionArgs.ts';
+import { resolveNodeIdsSynchronously } from './node.ts';
 
-export const schema = enforceConnectionArgs(builder.toSchema({ sortSchema: false }));
+export const schema = resolveNodeIdsSynchronously(enforceConnectionArgs(builder.toSchema({ sortSchema: false })));

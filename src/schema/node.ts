@@ -14,6 +14,7 @@ import {
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLResolveInfo,
+  type GraphQLSchema,
   type SelectionNode,
 } from 'graphql';
 import type { Scope } from '../auth/scopes.ts';
@@ -121,6 +122,22 @@ export function registerNode<Shape extends { id: string }>(
       return options.load(String(id), ctx, info);
     },
   });
+}
+
+/**
+ * Makes every node's `id` resolve synchronously. plugin-relay runs each `id` resolver inside an
+ * async function, so every node of a response became a promise and graphql-js completed all of
+ * its fields on the slow asynchronous path (a REST returns page: ~7% of its time). Every node
+ * type takes its id from its row's `id` (prismaNode with `field: 'id'`, registerNode above) and
+ * global ids are those ids unchanged (builder.ts), so the id is read from the row.
+ */
+export function resolveNodeIdsSynchronously(schema: GraphQLSchema): GraphQLSchema {
+  const node = schema.getType('Node');
+  if (!isInterfaceType(node)) throw new Error('the schema has no Node interface');
+  for (const type of schema.getPossibleTypes(node)) {
+    type.getFields().id.resolve = (row: { id: string }) => row.id;
+  }
+  return schema;
 }
 
 /** The prisma query for the nodes a root keyset connection returns, however the client selected them, with their cursor's columns. */
