@@ -20,7 +20,7 @@ import type { AddressPolicy } from '../domain/webhooks.ts';
 import { newId } from '../domain/ids.ts';
 import type { Logger } from '../logger.ts';
 import { AttemptAborted, createSender, type AttemptOutcome, type Sender } from './delivery.ts';
-import { deliveryBody, SubjectGone, type DeliveredEvent } from './payloads.ts';
+import { deliveryBody, ReturnReader, SubjectGone, type DeliveredEvent } from './payloads.ts';
 
 export interface RetrySchedule {
   /** Delay after the first failed attempt; each later one doubles it. */
@@ -235,6 +235,7 @@ export class WebhookDispatcher {
   private readonly pollIntervalMs: number;
   private readonly claimBatch: number;
   private readonly sender: Sender;
+  private readonly returns: ReturnReader;
   private readonly onAttempt: DispatcherOptions['onAttempt'];
   private readonly inFlight = new Map<string, { abort: AbortController; done: Promise<void> }>();
   private readonly stopSignal = new AbortController();
@@ -258,6 +259,7 @@ export class WebhookDispatcher {
     this.claimBatch = Math.max(1, Math.floor(this.concurrency / 4));
     this.instanceId = options.instanceId ?? `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
     this.onAttempt = options.onAttempt;
+    this.returns = new ReturnReader(this.db, this.logger);
     this.sender = createSender({ policy: options.policy, timeoutMs, maxSockets: this.concurrency, trustedCa: options.trustedCa });
   }
 
@@ -344,7 +346,7 @@ export class WebhookDispatcher {
     const startedAt = new Date();
     let body: string;
     try {
-      body = await deliveryBody(this.db, this.logger, claimed);
+      body = await deliveryBody(this.returns, claimed);
     } catch (error) {
       if (!(error instanceof SubjectGone)) throw error;
       await this.record(claimed, { delivered: false, responseStatus: null, error: error.message }, startedAt, 0, { final: true });

@@ -4,6 +4,7 @@
 // mappers of the door that owns each shape (the v2.2 reference's return and order for
 // REDO, the warehouse platform's return for LOOP), so a webhook never shows a field or
 // value that its published shape does not allow.
+import DataLoader from 'dataloader';
 import type { ReturnStatus, StoreKind, WebhookPayload } from '../generated/prisma/client.ts';
 import type { Database } from '../db/client.ts';
 import { RETURN_BACKFILL_TOPIC } from '../domain/webhooks.ts';
@@ -32,18 +33,95 @@ export class SubjectGone extends Error {}
 let operations: { redo: ReturnType<typeof defineOperation>; loop: ReturnType<typeof defineOperation> } | undefined;
 
 // Defined at first use: the schema is built by then, and a dispatcher that only ever
-// sends NATIVE deliveries never needs them.
+// sends NATIVE deliveries never needs them. `nodes(ids:)` loads the returns of a batch
+// together (one statement per relation, whatever the batch's size) and answers null for
+// a return that is gone.
 function returnOperations() {
   operations ??= {
     redo: defineOperation(`
-      query WebhookRedoReturn($id: ID!) { return(id: $id) { ...RestReturn order { ...RestOrder } } }
+      query WebhookRedoReturns($ids: [ID!]!) { nodes(ids: $ids) { ... on Return { ...RestReturn order { ...RestOrder } } } }
       ${REST_RETURN_FRAGMENT}
       ${REST_ORDER_FRAGMENT}`),
     loop: defineOperation(`
-      query WebhookLoopReturn($id: ID!) { return(id: $id) { ...CompatReturn } }
+      query WebhookLoopReturns($ids: [ID!]!) { nodes(ids: $ids) { ... on Return { ...CompatReturn } } }
       ${COMPAT_RETURN_FRAGMENT}`),
   };
   return operations;
+}
+
+type ReturnPayload = 'REDO' | 'LOOP';
+
+interface ReturnRequest {
+  payload: ReturnPayload;
+  event: DeliveredEvent;
+}
+
+/**
+ * Reads the returns that REDO and LOOP deliveries show, as they are when the deliveries are
+ * made. The deliveries a dispatcher starts in the same turn of the event loop (a claim's
+ * batch) are read together: one operation per store and payload kind instead of one per
+ * delivery, and a return several subscriptions receive is read once.
+ */
+export class ReturnReader {
+  private readonly loader: DataLoader<ReturnRequest, unknown, string>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly logger: Logger,
+  ) {
+    // Not cached beyond a batch: each delivery shows the return as it is when it is made.
+    this.loader = new DataLoader((requests) => this.readBatch(requests), { cache: false });
+  }
+
+  read<T>(payload: ReturnPayload, event: DeliveredEvent): Promise<T> {
+    return this.loader.load({ payload, event }) as Promise<T>;
+  }
+
+  private async readBatch(requests: readonly ReturnRequest[]): Promise<unknown[]> {
+    const groups = new Map<string, ReturnRequest[]>();
+    for (const request of requests) {
+      const key = `${request.payload}\u0000${request.event.storeId}`;
+      const group = groups.get(key);
+      if (group) group.push(request);
+      else groups.set(key, [request]);
+    }
+    const answers = new Map<ReturnRequest, unknown>();
+    await Promise.all(
+      [...groups.values()].map(async (group) => {
+        const found = await this.readGroup(group);
+        group.forEach((request) => answers.set(request, found.get(request.event.subjectId)));
+      }),
+    );
+    return requests.map((request) => answers.get(request));
+  }
+
+  /** The returns of one store for one payload kind, by id; a return that is gone is SubjectGone. */
+  private async readGroup(group: ReturnRequest[]): Promise<Map<string, unknown>> {
+    const [{ payload, event }] = group;
+    const ids = [...new Set(group.map((request) => request.event.subjectId))];
+    const ctx = createContext({
+      db: this.db,
+      auth: {
+        store: { id: event.storeId, name: event.storeName, kind: event.storeKind },
+        client: { id: 'webhook-dispatcher', name: 'webhook dispatcher' },
+        scopes: new Set(['returns_read', 'orders_read']),
+      },
+      door: 'internal',
+      logger: this.logger,
+      requestId: event.eventId,
+    });
+    const operation = payload === 'REDO' ? returnOperations().redo : returnOperations().loop;
+    const outcome = await runOperation<{ nodes: ({ id: string } | null)[] }>(operation, { ids }, ctx);
+    const failed = !outcome.ok && new Error(`reading returns ${ids.join(', ')} for ${payload} deliveries failed: ${outcome.error.message}`);
+    return new Map(
+      ids.map((id, index) => {
+        if (failed) return [id, failed];
+        // A node that is not a return answers `{}` to the fragment on Return.
+        const node = outcome.ok ? outcome.data.nodes[index] : null;
+        return [id, node?.id ? node : new SubjectGone(`return ${id} no longer exists`)];
+      }),
+    );
+  }
 }
 
 const REDO_TYPES: Record<string, 'created' | 'updated' | 'backfill'> = {
@@ -62,26 +140,8 @@ function loopTrigger(event: DeliveredEvent): LoopTrigger {
   return closed ? 'return.closed' : 'return.updated';
 }
 
-async function readReturn<T>(db: Database, logger: Logger, event: DeliveredEvent, operation: ReturnType<typeof defineOperation>): Promise<T> {
-  const ctx = createContext({
-    db,
-    auth: {
-      store: { id: event.storeId, name: event.storeName, kind: event.storeKind },
-      client: { id: 'webhook-dispatcher', name: 'webhook dispatcher' },
-      scopes: new Set(['returns_read', 'orders_read']),
-    },
-    door: 'internal',
-    logger,
-    requestId: event.eventId,
-  });
-  const outcome = await runOperation<{ return: T | null }>(operation, { id: event.subjectId }, ctx);
-  if (!outcome.ok) throw new Error(`reading return ${event.subjectId} for event ${event.eventId} failed: ${outcome.error.message}`);
-  if (!outcome.data.return) throw new SubjectGone(`return ${event.subjectId} no longer exists`);
-  return outcome.data.return;
-}
-
 /** The serialised body of one delivery of `event`. */
-export async function deliveryBody(db: Database, logger: Logger, event: DeliveredEvent): Promise<string> {
+export async function deliveryBody(returns: ReturnReader, event: DeliveredEvent): Promise<string> {
   switch (event.payload) {
     case 'NATIVE':
       return JSON.stringify({
@@ -93,7 +153,7 @@ export async function deliveryBody(db: Database, logger: Logger, event: Delivere
         data: event.data,
       });
     case 'REDO': {
-      const node = await readReturn<RestReturnNode & { order: RestOrderNode }>(db, logger, event, returnOperations().redo);
+      const node = await returns.read<RestReturnNode & { order: RestOrderNode }>('REDO', event);
       return JSON.stringify({
         type: REDO_TYPES[event.topic],
         at: event.createdAt,
@@ -103,7 +163,7 @@ export async function deliveryBody(db: Database, logger: Logger, event: Delivere
       });
     }
     case 'LOOP': {
-      const node = await readReturn<CompatReturnNode>(db, logger, event, returnOperations().loop);
+      const node = await returns.read<CompatReturnNode>('LOOP', event);
       return JSON.stringify(loopReturnWebhook(node, { trigger: loopTrigger(event), shopId: event.storeId }));
     }
   }
