@@ -67,5 +67,14 @@ export const builder = new SchemaBuilder<{
   },
 });
 
+// Select mode. A prisma type declared with `select` (the inbound-shipment graph: shipments,
+// their items, products, levels, locations) loads only the columns its selection reads, and
+// a field that reads the row declares what it reads (`select`), which the compiler holds it
+// to. Each such field pays plugin-prisma a lookup per row, to know whether the query that
+// loaded the row planned it; so the columns nearly every selection of the type reads (a
+// product's title, a level's stock figures) sit in the type's own `select`, load with every
+// row, and their fields read the row directly. Types read as whole rows (returns, orders)
+// stay in include mode, where select mode measured no gain.
+
 builder.queryType({});
 builder.mutationType({});

@@ -173,9 +173,10 @@ export const ProductFamilyImageConnection = builder.connectionObject({ type: Pro
 // ---------------------------------------------------------------- products
 
 export const Product = builder.prismaObject('Product', {
-  select: { id: true },
+  // Select mode (builder.ts): the title loads with every product.
+  select: { id: true, title: true },
   fields: (t) => ({
-    title: t.exposeString('title', { nullable: false }),
+    title: t.string({ nullable: false, resolve: (p) => p.title }),
     description: t.exposeString('description', { nullable: false }),
     sku: t.exposeString('sku', { nullable: true }),
     externalId: t.exposeString('externalId', { nullable: true, description: "The variant's id in the merchant's system (bulk upload)" }),

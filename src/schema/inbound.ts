@@ -19,6 +19,7 @@ export const InboundShipmentStatus = builder.enumType('InboundShipmentStatus', {
 });
 
 export const InboundShipmentItem = builder.prismaObject('InboundShipmentItem', {
+  // Select mode (builder.ts).
   select: { id: true },
   fields: (t) => ({
     quantity: t.exposeInt('quantity', { nullable: false, description: 'Units shipped' }),
@@ -81,6 +82,7 @@ function totalsLoader(ctx: GraphQLContext) {
 }
 
 export const InboundShipment = builder.prismaObject('InboundShipment', {
+  // Select mode (builder.ts).
   select: { id: true },
   fields: (t) => ({
     status: t.expose('status', { nullable: false, type: InboundShipmentStatus }),

@@ -15,12 +15,13 @@ import { payloadType, withUserErrors } from './userErrors.ts';
 
 export const LocationInventoryLevel = builder.prismaObject('InventoryLevel', {
   name: 'LocationInventoryLevel',
-  select: { id: true, storeId: true },
+  // Select mode (builder.ts): the stock figures load with every level.
+  select: { id: true, storeId: true, quantity: true, committed: true, reserved: true },
   fields: (t) => ({
-    quantity: t.exposeInt('quantity', { nullable: false, description: 'Total on hand at the location' }),
-    available: t.int({ nullable: false, description: 'Available to sell: quantity - committed - reserved', select: { quantity: true, committed: true, reserved: true }, resolve: inventory.availableOf }),
-    committed: t.exposeInt('committed', { nullable: false, description: 'Committed to existing orders' }),
-    reserved: t.exposeInt('reserved', { nullable: false, description: 'Reserved across all reservation buckets (damaged units included)' }),
+    quantity: t.int({ nullable: false, description: 'Total on hand at the location', resolve: (level) => level.quantity }),
+    available: t.int({ nullable: false, description: 'Available to sell: quantity - committed - reserved', resolve: inventory.availableOf }),
+    committed: t.int({ nullable: false, description: 'Committed to existing orders', resolve: (level) => level.committed }),
+    reserved: t.int({ nullable: false, description: 'Reserved across all reservation buckets (damaged units included)', resolve: (level) => level.reserved }),
     buildable: t.exposeInt('buildable', { nullable: false, description: 'Buildable from components' }),
     location: t.relation('location', { nullable: true, authScopes: { scope: 'locations_read' } }),
     product: t.relation('product', {
@@ -47,9 +48,10 @@ registerNode(LocationInventoryLevel, {
 export const LocationInventoryLevelConnection = builder.connectionObject({ type: LocationInventoryLevel, name: 'LocationInventoryLevelConnection' });
 
 export const Location = builder.prismaObject('Location', {
-  select: { id: true },
+  // Select mode (builder.ts): the name loads with every location.
+  select: { id: true, name: true },
   fields: (t) => ({
-    name: t.exposeString('name', { nullable: false }),
+    name: t.string({ nullable: false, resolve: (location) => location.name }),
     company: t.exposeString('company', { nullable: true }),
     street1: t.exposeString('street1', { nullable: true }),
     street2: t.exposeString('street2', { nullable: true }),
