@@ -1047,11 +1047,19 @@ export const ITEM_DESCRIPTION_SELECT = {
 
 type ItemDescriptionSource = Prisma.ReturnItemGetPayload<{ select: typeof ITEM_DESCRIPTION_SELECT }>;
 
+/** What the SKU of a returned item reads: less than a whole description (no product codes to load). */
+export const ITEM_SKU_SELECT = { sku: true, orderLineItem: { select: { sku: true } } } satisfies Prisma.ReturnItemSelect;
+
+/** An ordered item's SKU is its order line's; an imported one's is what the import recorded. */
+export function itemSku(item: Prisma.ReturnItemGetPayload<{ select: typeof ITEM_SKU_SELECT }>): string | null {
+  return item.orderLineItem ? item.orderLineItem.sku : item.sku;
+}
+
 /** An ordered item is described by its order line; an imported one by what the import recorded (its product's values unless overridden). */
 export function describeItem(item: ItemDescriptionSource) {
   const line = item.orderLineItem;
-  if (line) return { title: line.title, sku: line.sku, barcode: barcodeOf(line.product), unitPrice: line.price };
-  return { title: item.title ?? '', sku: item.sku, barcode: item.barcode ?? barcodeOf(item.product), unitPrice: item.unitPrice };
+  if (line) return { title: line.title, sku: itemSku(item), barcode: barcodeOf(line.product), unitPrice: line.price };
+  return { title: item.title ?? '', sku: itemSku(item), barcode: item.barcode ?? barcodeOf(item.product), unitPrice: item.unitPrice };
 }
 
 /**

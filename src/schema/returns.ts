@@ -17,7 +17,9 @@ import {
   importReturns,
   ITEM_AMOUNT_SELECT,
   ITEM_DESCRIPTION_SELECT,
+  ITEM_SKU_SELECT,
   itemRefund,
+  itemSku,
   listAsnRows,
   listReturns,
   processReturn,
@@ -107,7 +109,7 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
     orderLineItem: t.relation('orderLineItem', { nullable: true, description: 'The order line returned; null on an imported return' }),
     product: t.relation('product', { nullable: true, description: 'The product an imported item names; null on an ordered item (see orderLineItem)' }),
     title: t.string({ nullable: false, select: ITEM_DESCRIPTION_SELECT, resolve: (item) => describeItem(item).title }),
-    sku: t.string({ nullable: true, select: ITEM_DESCRIPTION_SELECT, resolve: (item) => describeItem(item).sku }),
+    sku: t.string({ nullable: true, select: ITEM_SKU_SELECT, resolve: itemSku }),
     variantTitle: t.exposeString('variantTitle', { nullable: true, description: 'As an import gave it' }),
     condition: t.exposeString('condition', { nullable: true, description: 'As an import gave it' }),
     unitPrice: t.field({
