@@ -1,9 +1,9 @@
 // The v3 door: graphql-yoga serving the schema at /v3/graphql, the SDL at
 // /v3/schema.graphql, GraphiQL for browsers. Authentication runs before yoga.
 // GraphiQL's page comes whole from @graphql-yoga/render-graphiql (its scripts and
-// styles inlined), so it works without internet access.
+// styles inlined), so it works without internet access. That module holds ~30 MB of
+// heap once loaded, so it is loaded at the first request for the page, not at start.
 import { createYoga } from 'graphql-yoga';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { printSchema } from 'graphql';
 import { schema } from './index.ts';
 import { createContext, type GraphQLContext } from './context.ts';
@@ -40,7 +40,7 @@ export function createGraphQLDoor({ db, logger, config, authenticator }: AppDeps
     maxRequestBodySize: false,
     logging: false,
     landingPage: false,
-    renderGraphiQL,
+    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     graphiql: {
       title: 'Commerce back-office GraphQL v3',
       // Every operation needs an API client's secret; the headers tab opens with the shape to fill in.
