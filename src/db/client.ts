@@ -7,11 +7,9 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { PGlite } from '@electric-sql/pglite';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
+import type { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
-import { withPreparedStatements, type StatementNamer } from './preparedPglite.ts';
-import { EMBEDDED_START_PARAMS, openEmbedded, type EmbeddedHandle } from './embedded.ts';
+import type { StatementNamer } from './preparedPglite.ts';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
 
@@ -62,7 +60,7 @@ export interface PoolStats {
   waiting?: number;
 }
 
-const poolStatsOf = (pool: pg.Pool) => (): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+export const poolStatsOf = (pool: pg.Pool) => (): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
 
 export interface NotificationHandlers {
   onNotify(payload: string): void;
@@ -108,7 +106,7 @@ function pgListen(connectionString: string): Database['listen'] {
 export type StatementListener = (statement: { sql: string; durationMs: number }) => void;
 
 /** A Prisma client that reports its statements to the listeners of `onStatement`. */
-function observedPrisma(adapter: PrismaPg | PrismaPGlite): Pick<Database, 'prisma' | 'onStatement'> {
+export function observedPrisma(adapter: PrismaPg | PrismaPGlite): Pick<Database, 'prisma' | 'onStatement'> {
   const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
   const listeners = new Set<StatementListener>();
   prisma.$on('query', (event) => {
@@ -135,16 +133,12 @@ export function describeUrl(url: string): { kind: DatabaseKind; target: string }
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
   const { kind, target } = describeUrl(url);
   if (kind === 'postgresql') return openPostgres(url, target, options.poolSize ?? 10);
-  if (target === 'memory:' || target === '') {
-    const pglite = new PGlite({ loadDataDir: options.loadDataDir, startParams: EMBEDDED_START_PARAMS });
-    await pglite.waitReady;
-    return fromPGlite(url, pglite, async () => pglite.close());
-  }
-  const embedded = await openEmbedded(target, { share: options.shareEmbedded ?? false });
-  return fromEmbedded(url, embedded);
+  // Loaded only for PGlite: its module alone is ~50 MB of resident memory.
+  const { openPGlite } = await import('./pglite.ts');
+  return openPGlite(url, target, options);
 }
 
-function pgChannel(client: pg.Pool | pg.PoolClient, nameOf: StatementNamer = () => ''): SqlChannel {
+export function pgChannel(client: pg.Pool | pg.PoolClient, nameOf: StatementNamer = () => ''): SqlChannel {
   return {
     async exec(script) {
       await client.query(script);
@@ -157,7 +151,7 @@ function pgChannel(client: pg.Pool | pg.PoolClient, nameOf: StatementNamer = () 
   };
 }
 
-function pgSession(pool: pg.Pool, nameOf?: StatementNamer) {
+export function pgSession(pool: pg.Pool, nameOf?: StatementNamer) {
   return async <T>(fn: (sql: SqlChannel) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
     try {
@@ -169,7 +163,7 @@ function pgSession(pool: pg.Pool, nameOf?: StatementNamer) {
 }
 
 /** An idle pooled connection that the server ends is dropped by the pool; without a listener it would crash the process. */
-function keepPoolAlive(pool: pg.Pool): pg.Pool {
+export function keepPoolAlive(pool: pg.Pool): pg.Pool {
   pool.on('error', () => undefined);
   return pool;
 }
@@ -235,71 +229,6 @@ async function openPostgres(url: string, connectionString: string, max: number):
     session: pgSession(pool, nameOf),
     listen: pgListen(connectionString),
     singleConnection: false,
-    async close() {
-      await prisma.$disconnect();
-      await pool.end().catch(() => undefined);
-    },
-  };
-}
-
-export function pgliteChannel(pglite: PGlite): SqlChannel {
-  return {
-    async exec(script) {
-      await pglite.exec(script);
-    },
-    async query<T>(text: string, params: unknown[] = []) {
-      const result = await pglite.query<T>(text, params);
-      return result.rows;
-    },
-  };
-}
-
-function fromPGlite(url: string, pglite: PGlite, close: () => Promise<void>): Database {
-  // Prisma and the raw channel share one view: their named statements live in one session.
-  const prepared = withPreparedStatements(pglite, preparedStatementNames());
-  const { prisma, onStatement } = observedPrisma(new PrismaPGlite(prepared));
-  const sql = pgliteChannel(prepared);
-  return {
-    kind: 'pglite',
-    url,
-    prisma,
-    onStatement,
-    poolStats: () => ({ total: 1 }),
-    singleConnection: true,
-    sql,
-    session: (fn) => fn(sql),
-    async listen(channel, handlers) {
-      const unsubscribe = await pglite.listen(channel, handlers.onNotify);
-      handlers.onState(true);
-      return unsubscribe;
-    },
-    async close() {
-      await prisma.$disconnect();
-      // PGlite keeps the process alive until it is closed explicitly.
-      await close();
-    },
-  };
-}
-
-function fromEmbedded(url: string, embedded: EmbeddedHandle): Database {
-  if (embedded.mode === 'owner') return fromPGlite(url, embedded.pglite, embedded.close);
-  // Another process owns the directory: talk to it over its socket, one connection.
-  const pool = keepPoolAlive(new pg.Pool({ host: embedded.socketDir, user: 'postgres', database: 'postgres', max: 1 }));
-  const { prisma, onStatement } = observedPrisma(new PrismaPg(pool));
-  return {
-    kind: 'pglite',
-    url,
-    prisma,
-    onStatement,
-    poolStats: poolStatsOf(pool),
-    singleConnection: true,
-    sql: pgChannel(pool),
-    session: pgSession(pool),
-    // The owning process listens on its own PGlite; this one (a CLI beside the server) serves no requests.
-    async listen(_channel, handlers) {
-      handlers.onState(false);
-      return async () => undefined;
-    },
     async close() {
       await prisma.$disconnect();
       await pool.end().catch(() => undefined);

@@ -6,7 +6,8 @@ import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { PGlite } from '@electric-sql/pglite';
-import { openDatabase, pgliteChannel } from '../../src/db/client.ts';
+import { openDatabase } from '../../src/db/client.ts';
+import { pgliteChannel } from '../../src/db/pglite.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 
 declare module 'vitest' {
