@@ -2,14 +2,41 @@
 // PGlite default: after the first start (database created, demo data seeded), after a
 // restart on that directory (what a running installation starts with), and after a load
 // of REST upserts and return pages; read from /proc/<pid>/status (VmRSS, VmHWM = peak).
+// Then the same service after start on a scratch PostgreSQL database, which loads no PGlite.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { exited, startService } from '../test/support/service.ts';
 import { waitFor } from '../test/webhooks/support.ts';
 
 const REQUESTS = Number(process.env.BENCH_MEMORY_REQUESTS ?? 2000);
 const CONCURRENCY = 16;
+const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+/** RSS of the service after start on a scratch PostgreSQL database (dropped after), or why not. */
+async function postgresStartRss(): Promise<string> {
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  try {
+    await admin.connect();
+  } catch (error) {
+    return `PostgreSQL at ${POSTGRES_ADMIN_URL} unreachable (${(error as Error).message})`;
+  }
+  const name = `bench_memory_${process.pid}`;
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const service = await startService(url.toString(), { SEED_WHEN_EMPTY: 'false' });
+  try {
+    await waitFor(async () => (await fetch(`${service.url}/readyz`).then((r) => r.status).catch(() => 0)) === 200, '/readyz', 60_000, 50);
+    return `RSS ${memoryOf(service.child.pid!).rssMb.toFixed(0)} MB`;
+  } finally {
+    service.child.kill('SIGTERM');
+    await exited(service.child);
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  }
+}
 
 function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -69,4 +96,5 @@ export async function run(): Promise<void> {
     fs.rmSync(dir, { recursive: true, force: true });
     fs.rmSync(`${dir}.demo-credentials.json`, { force: true });
   }
+  process.stdout.write(`service on PostgreSQL, after start (migrated, no demo data): ${await postgresStartRss()}\n`);
 }
