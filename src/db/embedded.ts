@@ -3,7 +3,9 @@
 // Unix socket, and later processes (the CLI while the server runs) connect there
 // instead of opening the directory a second time.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
@@ -40,6 +42,31 @@ export const EMBEDDED_START_PARAMS = [
   '-c',
   `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`,
 ];
+
+// initdb, which makes a new directory, holds ~300 MB of WebAssembly and bundle memory for
+// a moment; freed, it stays resident in the process. Run in a worker thread, whose memory
+// is returned when the thread ends, it leaves a first start no bigger than any later one
+// (measured, the directory then opened in the process: 391 MB against 715 MB).
+const INITDB_WORKER = `
+const { workerData } = require('node:worker_threads');
+const { PGlite } = require(workerData.pglite);
+(async () => {
+  const db = new PGlite(workerData.dataDir, { startParams: workerData.startParams });
+  await db.waitReady;
+  await db.close();
+})();`;
+
+/** Makes the new database directory `dataDir` (PostgreSQL's initdb) in a worker thread. */
+async function initializeInWorker(dataDir: string): Promise<void> {
+  const worker = new Worker(INITDB_WORKER, {
+    eval: true,
+    workerData: { pglite: createRequire(import.meta.url).resolve('@electric-sql/pglite'), dataDir, startParams: EMBEDDED_START_PARAMS },
+  });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`making the embedded database ${dataDir} failed (worker exit code ${code})`))));
+  });
+}
 
 function processAlive(pid: number): boolean {
   try {
@@ -99,6 +126,7 @@ async function own(dataDir: string, lockPath: string, share: boolean): Promise<E
     if (lock?.pid === process.pid) fs.rmSync(lockPath, { force: true });
   };
   try {
+    if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) await initializeInWorker(dataDir);
     pglite = new PGlite(dataDir, { startParams: EMBEDDED_START_PARAMS });
     await pglite.waitReady;
     if (share) {
