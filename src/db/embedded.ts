@@ -45,8 +45,8 @@ export const EMBEDDED_START_PARAMS = [
 
 // initdb, which makes a new directory, holds ~300 MB of WebAssembly and bundle memory for
 // a moment; freed, it stays resident in the process. Run in a worker thread, whose memory
-// is returned when the thread ends, it leaves a first start no bigger than any later one
-// (measured, the directory then opened in the process: 391 MB against 715 MB).
+// is returned when the thread ends, it leaves no such residue (measured, the new directory
+// then opened in the process: 391 MB against 715 MB).
 const INITDB_WORKER = `
 const { workerData } = require('node:worker_threads');
 const { PGlite } = require(workerData.pglite);
