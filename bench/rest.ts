@@ -38,7 +38,7 @@ import { createOrder } from '../src/domain/orders.ts';
 import { createReturn, listReturns } from '../src/domain/returns.ts';
 import { createApiClient, createStore } from '../src/domain/stores.ts';
 import { createLogger } from '../src/logger.ts';
-import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT, restOrder, restReturn, type RestOrderNode, type RestReturnNode } from '../src/rest/returnShape.ts';
+import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT, restReturnList, type RestOrderNode, type RestReturnNode } from '../src/rest/returnShape.ts';
 import { formatAmount } from '../src/domain/money.ts';
 import type { DoorResponse } from '../src/door.ts';
 import { RouteTable } from '../src/routeTable.ts';
@@ -413,11 +413,9 @@ async function sqlRoute(db: Database, url: URL, req: http.IncomingMessage, body:
   if (url.pathname === '/sql/returns' && req.method === 'GET') {
     const rows = await db.sql.query<{ id: string; updatedAt: string; node: SqlReturn }>(SQL_RETURNS_PAGE, [client.storeId, PAGE + 1]);
     const nodes = rows.slice(0, PAGE).map((row) => sqlReturnNode(row.node));
-    const orders = new Map<string, RestOrderNode>();
-    for (const { order } of nodes) if (order && !orders.has(order.id)) orders.set(order.id, order);
     const last = rows[PAGE - 1];
     const next = rows.length > PAGE ? { 'x-page-next': encodeCursor('returns:updatedAt:desc', last.updatedAt, last.id) } : undefined;
-    return send(res, 200, { returns: nodes.map(restReturn), orders: [...orders.values()].map(restOrder) }, next);
+    return send(res, 200, restReturnList(nodes), next);
   }
   return send(res, 404, { error: 'no route' });
 }

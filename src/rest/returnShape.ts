@@ -218,6 +218,13 @@ export function restOrder(node: RestOrderNode) {
   };
 }
 
+/** A page of the returns list: each return, and each order they belong to once. */
+export function restReturnList(nodes: (RestReturnNode & { order: RestOrderNode | null })[]) {
+  const orders = new Map<string, RestOrderNode>();
+  for (const { order } of nodes) if (order && !orders.has(order.id)) orders.set(order.id, order);
+  return { returns: nodes.map(restReturn), orders: [...orders.values()].map(restOrder) };
+}
+
 /**
  * The order-read object the document requires beside an imported return, which has no
  * order: empty id and name, no items, zero amounts, the customer the import named.

@@ -13,8 +13,8 @@ import { parameterNames, readQueryParameters, type QueryParameter } from '../que
 import {
   REST_ORDER_FRAGMENT,
   REST_RETURN_FRAGMENT,
-  restOrder,
   restReturn,
+  restReturnList,
   type RestOrderNode,
   type RestReturnNode,
 } from '../returnShape.ts';
@@ -209,9 +209,7 @@ async function list(input: RouteInput): Promise<DoorResponse> {
   );
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance, NAMES);
   const { nodes, pageInfo } = outcome.data.returns;
-  const orders = new Map<string, RestOrderNode>();
-  for (const { order } of nodes) if (order && !orders.has(order.id)) orders.set(order.id, order);
-  return json(200, { returns: nodes.map(restReturn), orders: [...orders.values()].map(restOrder) }, nextPageHeaders(pageInfo));
+  return json(200, restReturnList(nodes), nextPageHeaders(pageInfo));
 }
 
 export const returnRoutes: Route[] = [
