@@ -45,9 +45,26 @@ export type IdKind = keyof typeof ID_PREFIXES;
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
+// Random bytes are drawn from a pool refilled 4 KiB at a time, as crypto.randomUUID does:
+// one kernel call per ~200 ids instead of one per id (2% of an upsert's CPU, two ids each).
+const POOL_SIZE = 4096;
+const pool = Buffer.alloc(POOL_SIZE);
+let poolOffset = POOL_SIZE;
+
+/** `n` fresh random bytes; a view into the pool, to be read before the next call. */
+function randomView(n: number): Buffer {
+  if (poolOffset + n > POOL_SIZE) {
+    crypto.randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const bytes = pool.subarray(poolOffset, poolOffset + n);
+  poolOffset += n;
+  return bytes;
+}
+
 /** `prefix_` + 20 base-36 characters (~103 bits of randomness). */
 export function newId(kind: IdKind): string {
-  const bytes = crypto.randomBytes(20);
+  const bytes = randomView(20);
   let out = '';
   for (const byte of bytes) out += ALPHABET[byte % 36];
   return `${ID_PREFIXES[kind]}_${out}`;
@@ -56,7 +73,7 @@ export function newId(kind: IdKind): string {
 /** A return's svc_id: 24 hex digits, object-id style (4-byte seconds, 8 random bytes). */
 export function newReturnId(now = Date.now()): string {
   const time = Math.floor(now / 1000).toString(16).padStart(8, '0');
-  return time + crypto.randomBytes(8).toString('hex');
+  return time + randomView(8).toString('hex');
 }
 
 export function isReturnId(value: string): boolean {
