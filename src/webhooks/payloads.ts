@@ -63,7 +63,7 @@ interface ReturnRequest {
  * delivery, and a return several subscriptions receive is read once.
  */
 export class ReturnReader {
-  private readonly loader: DataLoader<ReturnRequest, unknown, string>;
+  private readonly loader: DataLoader<ReturnRequest, unknown>;
 
   constructor(
     private readonly db: Database,
@@ -112,12 +112,15 @@ export class ReturnReader {
     });
     const operation = payload === 'REDO' ? returnOperations().redo : returnOperations().loop;
     const outcome = await runOperation<{ nodes: ({ id: string } | null)[] }>(operation, { ids }, ctx);
-    const failed = !outcome.ok && new Error(`reading returns ${ids.join(', ')} for ${payload} deliveries failed: ${outcome.error.message}`);
+    if (!outcome.ok) {
+      const failed = new Error(`reading returns ${ids.join(', ')} for ${payload} deliveries failed: ${outcome.error.message}`);
+      return new Map(ids.map((id) => [id, failed]));
+    }
+    const { nodes } = outcome.data;
     return new Map(
       ids.map((id, index) => {
-        if (failed) return [id, failed];
         // A node that is not a return answers `{}` to the fragment on Return.
-        const node = outcome.ok ? outcome.data.nodes[index] : null;
+        const node = nodes[index];
         return [id, node?.id ? node : new SubjectGone(`return ${id} no longer exists`)];
       }),
     );
