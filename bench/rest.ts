@@ -13,6 +13,9 @@
 //          ORM: the API-client lookup, then for the upsert one statement (customer upsert
 //          and outbox event, one transaction), for the page one query returning each return
 //          as JSON, shaped as the door shapes it; its body must equal the door's (checked)
+//   memory the door itself with every read answered from memory (bench/readsInMemory.ts):
+//          no statement runs, so memory/sql bounds what rest/sql any change to how the
+//          data is read could reach (the real request does the same work plus the reads)
 // Every variant authenticates the bearer secret and counts the rate limit as the
 // door does, so what differs is the layer between HTTP and the domain. `sofa` vs
 // `table` isolates SOFA's route handling (both execute the same document); a third
@@ -48,6 +51,7 @@ import { schema } from '../src/schema/index.ts';
 import { encodeCursor } from '../src/schema/keyset.ts';
 import { createApp } from '../src/server.ts';
 import { SOFA_DEPTH_LIMIT, sofaSchema } from '../src/rest/sofa.ts';
+import { withReadsInMemory } from './readsInMemory.ts';
 
 const REQUESTS = Number(process.env.BENCH_REST_REQUESTS ?? 2000);
 /** Each variant also stops after this long, so `npm run bench` stays within a few minutes on a slow machine. */
@@ -420,14 +424,14 @@ async function sqlRoute(db: Database, url: URL, req: http.IncomingMessage, body:
   return send(res, 404, { error: 'no route' });
 }
 
-/** The floor is only a floor if it serves what the door serves: the same body and the same next-page cursor. */
-async function sameReturnsPage(door: Promise<Response>, floor: Promise<Response>): Promise<void> {
-  const [a, b] = await Promise.all([door, floor]);
-  const [doorBody, floorBody] = await Promise.all([a.json(), b.json()]);
-  if (!isDeepStrictEqual(doorBody, floorBody)) {
-    throw new Error(`the sql returns page differs from the door's:\n${JSON.stringify(floorBody).slice(0, 2000)}\n${JSON.stringify(doorBody).slice(0, 2000)}`);
+/** A variant measures the door's work only if it serves what the door serves: the same body and the same next-page cursor. */
+async function sameReturnsPage(variant: string, door: Promise<Response>, other: Promise<Response>): Promise<void> {
+  const [a, b] = await Promise.all([door, other]);
+  const [doorBody, otherBody] = await Promise.all([a.json(), b.json()]);
+  if (!isDeepStrictEqual(doorBody, otherBody)) {
+    throw new Error(`the ${variant} returns page differs from the door's:\n${JSON.stringify(otherBody).slice(0, 2000)}\n${JSON.stringify(doorBody).slice(0, 2000)}`);
   }
-  if (a.headers.get('x-page-next') !== b.headers.get('x-page-next')) throw new Error('the sql returns page names another next page than the door');
+  if (a.headers.get('x-page-next') !== b.headers.get('x-page-next')) throw new Error(`the ${variant} returns page names another next page than the door`);
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -503,6 +507,7 @@ function printTable(title: string, rows: Measured[]) {
   const by = Object.fromEntries(rows.map((r) => [r.name, r]));
   const ratios = [
     ['rest', 'sql'],
+    ['memory', 'sql'],
     ['rest', 'raw'],
     ['rest', 'v3'],
     ['v3rest', 'v3'],
@@ -523,9 +528,16 @@ async function benchDatabase(label: string, db: Database): Promise<Results> {
   process.stdout.write(`${label}: migrated and seeded in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   const config = { ...loadConfig({ LOG_LEVEL: 'silent' }), rateLimits: { rest: 1_000_000, compat: 1_000_000 } };
   const app = createApp({ db, config, logger: createLogger('silent') });
-  app.server.keepAliveTimeout = KEEP_ALIVE_MS;
-  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
-  const appBase = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  // The same door with every read answered from memory: the bound of any data-layer work.
+  const memoryDb = withReadsInMemory(db);
+  const memoryApp = createApp({ db: memoryDb, config, logger: createLogger('silent') });
+  const listen = async (server: http.Server) => {
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+  const appBase = await listen(app.server);
+  const memoryBase = await listen(memoryApp.server);
   const bench = await startBenchServer(db, fixture);
   const store = `/stores/${fixture.storeId}`;
   try {
@@ -546,18 +558,23 @@ async function benchDatabase(label: string, db: Database): Promise<Results> {
       { name: 'table', expect: [200], request: () => ({ method: 'GET', path: `bench:/table/returns?first=${PAGE}` }) },
       { name: 'raw', expect: [200], request: () => ({ method: 'GET', path: `bench:/raw${store}/returns` }) },
       { name: 'sql', expect: [200], request: () => ({ method: 'GET', path: 'bench:/sql/returns' }) },
+      { name: 'memory', expect: [200], request: () => ({ method: 'GET', path: `memory:/v2.2${store}/returns?page-size=${PAGE}` }) },
     ];
     const lookup: Variant[] = [
       { name: 'sofa', expect: [200], request: () => ({ method: 'GET', path: `bench:/sofa/store?${PREAUTHORIZED}` }) },
       { name: 'table', expect: [200], request: () => ({ method: 'GET', path: `bench:/table/store?${PREAUTHORIZED}` }) },
     ];
-    const origin = (path: string) => (path.startsWith('app:') ? appBase + path.slice(4) : bench.base + path.slice(6));
+    const bases: Record<string, string> = { app: appBase, bench: bench.base, memory: memoryBase };
+    const origin = (path: string) => bases[path.slice(0, path.indexOf(':'))] + path.slice(path.indexOf(':') + 1);
     const headers = { authorization: `Bearer ${fixture.secret}`, 'content-type': 'application/json' };
     const upsertOnce = () => fetch(`${appBase}/v2.2${store}/customers`, { method: 'PUT', headers, body: JSON.stringify(customerBody('statements', 0)) });
     await (await upsertOnce()).text();
     const upsertStatements = await statementsOf(db, upsertOnce);
     const pageStatements = await statementsOf(db, () => fetch(`${appBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }));
-    await sameReturnsPage(fetch(`${appBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }), fetch(`${bench.base}/sql/returns`, { headers }));
+    await sameReturnsPage('sql', fetch(`${appBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }), fetch(`${bench.base}/sql/returns`, { headers }));
+    await sameReturnsPage('memory', fetch(`${appBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }), fetch(`${memoryBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }));
+    const memoryPageStatements = await statementsOf(memoryDb, () => fetch(`${memoryBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }));
+    if (memoryPageStatements !== 0) throw new Error(`the memory variant ran ${memoryPageStatements} statements for a page`);
     process.stdout.write(`${label}: statements per REST request (BEGIN/COMMIT aside): upsert of an existing customer ${upsertStatements} (sql variant: 2), returns page ${pageStatements} (sql variant: 2)\n`);
     const results: Partial<Results> = {};
     for (const [key, title, variants] of [
@@ -573,6 +590,7 @@ async function benchDatabase(label: string, db: Database): Promise<Results> {
   } finally {
     await bench.close();
     await app.shutdown(1_000);
+    await memoryApp.shutdown(1_000);
   }
 }
 
