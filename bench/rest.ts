@@ -27,7 +27,6 @@ import { isDeepStrictEqual } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { execute, print, type DocumentNode, type ExecutionArgs } from 'graphql';
-import { createSofa, createSofaRouter } from 'sofa-api';
 import { authenticate, isAuthFailure, readSecret, type AuthContext } from '../src/auth/authenticate.ts';
 import { createRateLimiter } from '../src/auth/rateLimit.ts';
 import { SCOPES } from '../src/auth/scopes.ts';
@@ -47,10 +46,9 @@ import type { DoorResponse } from '../src/door.ts';
 import { RouteTable } from '../src/routeTable.ts';
 import { createContext, type GraphQLContext } from '../src/schema/context.ts';
 import { defineOperation, runOperation, type Operation } from '../src/schema/execute.ts';
-import { schema } from '../src/schema/index.ts';
 import { encodeCursor } from '../src/schema/keyset.ts';
 import { createApp } from '../src/server.ts';
-import { SOFA_DEPTH_LIMIT, sofaSchema } from '../src/rest/sofa.ts';
+import { sofaRouter as serviceSofaRouter } from '../src/rest/sofa.ts';
 import { withReadsInMemory } from './readsInMemory.ts';
 
 const REQUESTS = Number(process.env.BENCH_REST_REQUESTS ?? 2000);
@@ -278,23 +276,19 @@ const PREAUTHORIZED = 'preauthorized';
 const sofaBinding: { context?: (url: string, authorization: string | undefined) => Promise<GraphQLContext> } = {};
 /** SOFA's generated operations, by operation name, as its router executes them. */
 const captured = new Map<string, DocumentNode>();
-let sofaRouter: ReturnType<typeof createSofaRouter> | undefined;
+let sofaRouter: ReturnType<typeof serviceSofaRouter> | undefined;
 
 /** SOFA builds a route for every field of the schema up front (~5 s here), so one router serves both databases. */
 function sharedSofaRouter() {
-  sofaRouter ??= createSofaRouter(
-    createSofa({
-      basePath: '/sofa',
-      // What the service's own SOFA door generates from (see src/rest/sofa.ts).
-      schema: sofaSchema(schema),
-      depthLimit: SOFA_DEPTH_LIMIT,
-      execute: ((args: ExecutionArgs) => {
-        if (args.operationName && !captured.has(args.operationName)) captured.set(args.operationName, args.document);
-        return execute(args);
-      }) as typeof execute,
-      context: ({ request }) => sofaBinding.context!(request.url, request.headers.get('authorization') ?? undefined),
-    }),
-  );
+  // What the service's own SOFA door generates (src/rest/sofa.ts).
+  sofaRouter ??= serviceSofaRouter({
+    basePath: '/sofa',
+    execute: ((args: ExecutionArgs) => {
+      if (args.operationName && !captured.has(args.operationName)) captured.set(args.operationName, args.document);
+      return execute(args);
+    }) as typeof execute,
+    context: ({ request }) => sofaBinding.context!(request.url, request.headers.get('authorization') ?? undefined),
+  });
   return sofaRouter;
 }
 

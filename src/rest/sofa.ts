@@ -4,9 +4,19 @@
 // /v3/graphql has: the same bearer authentication, the resolvers' scope rules (the
 // schema enforces them), the REST rate limit, and failures as problem+json with the
 // status of the error's code. v2.2 stays hand-written (see routes/index.ts).
-import { GraphQLError, GraphQLObjectType, GraphQLSchema, isNonNullType, parse, printType, type ObjectTypeDefinitionNode } from 'graphql';
+import {
+  getNamedType,
+  GraphQLError,
+  GraphQLObjectType,
+  GraphQLSchema,
+  isNonNullType,
+  isObjectType,
+  parse,
+  printType,
+  type ObjectTypeDefinitionNode,
+} from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
-import { useSofa } from 'sofa-api';
+import { createSofa, createSofaRouter } from 'sofa-api';
 import { isAuthFailure, readSecret } from '../auth/authenticate.ts';
 import { header, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
@@ -18,26 +28,83 @@ import { problem, REST_STATUS } from './problem.ts';
 export const SOFA_PREFIX = '/v3/rest';
 const OPENAPI_PATH = `${SOFA_PREFIX}/openapi.json`;
 /**
- * How often one type may recur along a generated selection. Nested object types with an
- * id are selected as their id only (SOFA's "models"). Building every route takes about a
- * second at 1 and a minute at 2, so 1.
+ * How often one type may recur along a generated selection. Building every route takes
+ * about a second at 1 and a minute at 2, so 1.
  */
-export const SOFA_DEPTH_LIMIT = 1;
+const SOFA_DEPTH_LIMIT = 1;
 
 /**
- * The schema SOFA generates from: the same resolvers, with two changes.
+ * SOFA's "models": the object types with a route of their own by id (`order(id)` is
+ * `GET /v3/rest/order/:id`). Below a route's subject SOFA answers a model as `{ id }`, a
+ * link to that route, instead of the whole object with everything it reaches. SOFA looks
+ * for them itself only where a plain-list query field (`orders: [Order]`) sits beside the
+ * by-id one, which a schema of connections never has: it found one model here, and a page
+ * of 20 returns answered 450 KB (each order line's location came with its stock levels).
+ */
+export function sofaModels(of: GraphQLSchema): string[] {
+  const models = new Set<string>();
+  for (const field of Object.values(of.getQueryType()?.getFields() ?? {})) {
+    const type = getNamedType(field.type);
+    const byId = field.args.length === 1 && field.args[0].name === 'id';
+    if (byId && isObjectType(type) && type.getFields().id) models.add(type.name);
+  }
+  return [...models].sort();
+}
+
+/**
+ * Where a route answers models as its subject, as SOFA's `ignore` entries (`Type.field`,
+ * "send the whole object here"): a connection's `nodes` and its edges' `node`, a mutation
+ * payload's fields. A model the root field returns itself is whole already (SOFA's first level).
+ */
+export function sofaSubjects(of: GraphQLSchema, models: readonly string[]): string[] {
+  const isModel = (type: unknown) => isObjectType(type) && models.includes(type.name);
+  const subjects = new Set<string>();
+  const wrapping = (type: GraphQLObjectType, depth: number) => {
+    for (const field of Object.values(type.getFields())) {
+      const inner = getNamedType(field.type);
+      if (isModel(inner)) subjects.add(`${type.name}.${field.name}`);
+      else if (depth === 0 && field.name === 'edges' && isObjectType(inner)) wrapping(inner, 1);
+    }
+  };
+  for (const root of [of.getQueryType(), of.getMutationType()]) {
+    for (const field of Object.values(root?.getFields() ?? {})) {
+      const type = getNamedType(field.type);
+      if (isObjectType(type) && !isModel(type)) wrapping(type, 0);
+    }
+  }
+  return [...subjects].sort();
+}
+
+/** SOFA over the service's schema, with the models and subjects above. */
+export function sofaRouter(config: Omit<Parameters<typeof createSofa>[0], 'schema' | 'depthLimit' | 'ignore'>) {
+  const generated = sofaSchema(schema);
+  const models = sofaModels(generated);
+  const sofa = createSofa({ ...config, schema: generated, depthLimit: SOFA_DEPTH_LIMIT, ignore: sofaSubjects(generated, models) });
+  return createSofaRouter({ ...sofa, models });
+}
+
+/**
+ * The schema SOFA generates from: the same resolvers, with three changes.
  * - Nested fields that need an argument (Product.attribute(name: String!)) are left out:
  *   SOFA would select them in every route that reaches them and require a variable no
  *   REST request carries, so those routes would always fail. Root fields keep theirs.
+ * - A connection has no `nodes`: SOFA selects every field, so each item would be answered
+ *   twice, once in `edges[].node` beside its cursor and once in `nodes`.
  * - Syntax nodes on the root types. Pothos builds types without them, and SOFA then
  *   prints and re-parses the whole Query or Mutation type once per variable of every
  *   route to find descriptions (seconds at start).
  */
-export function sofaSchema(of: GraphQLSchema): GraphQLSchema {
+function sofaSchema(of: GraphQLSchema): GraphQLSchema {
   const roots = new Set([of.getQueryType()?.name, of.getMutationType()?.name]);
+  const isConnection = (typeName: string) => {
+    const type = of.getType(typeName);
+    return isObjectType(type) && 'edges' in type.getFields() && 'pageInfo' in type.getFields();
+  };
+  const needsArgument = (field: { args?: Record<string, { type: unknown; defaultValue?: unknown }> | null }) =>
+    Object.values(field.args ?? {}).some((arg) => isNonNullType(arg.type) && arg.defaultValue === undefined);
   const selectable = mapSchema(of, {
-    [MapperKind.OBJECT_FIELD]: (field, _name, typeName) =>
-      !roots.has(typeName) && Object.values(field.args ?? {}).some((arg) => isNonNullType(arg.type) && arg.defaultValue === undefined) ? null : field,
+    [MapperKind.OBJECT_FIELD]: (field, name, typeName) =>
+      (!roots.has(typeName) && needsArgument(field)) || (name === 'nodes' && isConnection(typeName)) ? null : field,
   });
   const config = selectable.toConfig();
   const annotate = (type: GraphQLObjectType | null | undefined) =>
@@ -76,12 +143,10 @@ function problemResponse(errors: ReadonlyArray<unknown>): Response {
 export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator }: AppDeps): Door {
   const names = routeNames(schema);
   // Built at the first /v3/rest request: it costs about a second and most processes never need it.
-  let built: ReturnType<typeof useSofa> | undefined;
+  let built: ReturnType<typeof sofaRouter> | undefined;
   const router = () => (built ??= buildRouter());
-  const buildRouter = () => useSofa({
+  const buildRouter = () => sofaRouter({
     basePath: SOFA_PREFIX,
-    schema: sofaSchema(schema),
-    depthLimit: SOFA_DEPTH_LIMIT,
     context: (serverContext) => (serverContext as unknown as { gqlContext: GraphQLContext }).gqlContext,
     errorHandler: (errors) => {
       const classified = classifyError(errors[0]);

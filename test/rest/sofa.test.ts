@@ -2,6 +2,7 @@
 // authentication and scope refusals as /v3/graphql, as problem+json with the status
 // of the error's code, and SOFA's OpenAPI document lists them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrder } from '../../src/domain/orders.ts';
 import { addApiClient, call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 
 let server: TestServer;
@@ -86,6 +87,42 @@ describe('/v3/rest (SOFA)', () => {
     expectProblem(await call(server, 'GET', '/v3/rest/no-such-thing', { secret: store.secret }), 404);
     expectProblem(await call(server, 'GET', '/v3/rest/customer/cus_x', { secret: store.secret }), 404);
     expectProblem(await call(server, 'GET', '/v3/rest/upsert-customer', { secret: store.secret }), 404);
+  });
+
+  it('links a nested object that has a route of its own by its id, and answers each route\'s subject whole', async () => {
+    const order = await createOrder(server.db.prisma, store.storeId, {
+      orderId: 'sofa-links',
+      createdAt: new Date().toISOString(),
+      lineItems: [{ id: 'hat', productId: 'hat', title: 'Hat', quantity: 2, price: 5 }],
+    });
+    const lineId = (await server.db.prisma.orderLineItem.findFirstOrThrow({ where: { orderId: order.id } })).id;
+    // A mutation's payload carries its subject whole.
+    const created = await call(server, 'POST', '/v3/rest/create-return', {
+      secret: store.secret,
+      body: { input: { orderId: order.id, items: [{ lineItemId: lineId, quantity: 1, reason: 'too small' }] } },
+    });
+    expect(created.status, created.text).toBe(200);
+    const payload = (created.body as { return: Record<string, unknown> }).return;
+    expect(payload).toMatchObject({ status: 'OPEN', order: { id: order.id } });
+    expect(payload.order).toEqual({ id: order.id });
+
+    // A list's items are whole, once each, beside their cursors; below them an order (GET /v3/rest/order/:id) is its id,
+    // an order line (no route of its own) is whole.
+    const list = await call(server, 'GET', '/v3/rest/returns?first=5', { secret: store.secret });
+    expect(list.status, list.text).toBe(200);
+    const page = list.body as { edges: { cursor: string; node: Record<string, unknown> }[]; pageInfo: unknown };
+    expect(Object.keys(page).sort()).toEqual(['edges', 'pageInfo']);
+    const node = page.edges.find((edge) => edge.node.id === payload.id)!.node;
+    expect(node).toMatchObject({ status: 'OPEN', order: { id: order.id } });
+    expect(node.order).toEqual({ id: order.id });
+    const [item] = node.items as Record<string, unknown>[];
+    expect(item).toMatchObject({ quantity: 1, reason: 'too small', orderLineItem: { id: lineId, title: 'Hat', quantity: 2 } });
+    expect(item.product).toBeNull();
+
+    // The link leads to the whole order, whose own nested returns are links again.
+    const linked = await call(server, 'GET', `/v3/rest/order/${order.id}`, { secret: store.secret });
+    expect(linked.status, linked.text).toBe(200);
+    expect(linked.body).toMatchObject({ id: order.id, name: order.name, lineItems: [{ id: lineId, title: 'Hat' }] });
   });
 
   it("publishes SOFA's OpenAPI document without credentials, listing every query and mutation", async () => {
