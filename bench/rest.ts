@@ -276,7 +276,7 @@ const PREAUTHORIZED = 'preauthorized';
 const sofaBinding: { context?: (url: string, authorization: string | undefined) => Promise<GraphQLContext> } = {};
 /** SOFA's generated operations, by operation name, as its router executes them. */
 const captured = new Map<string, DocumentNode>();
-let sofaRouter: ReturnType<typeof serviceSofaRouter> | undefined;
+let sofaRouter: ReturnType<typeof serviceSofaRouter>['router'] | undefined;
 
 /** SOFA builds a route for every field of the schema up front (~5 s here), so one router serves both databases. */
 function sharedSofaRouter() {
@@ -288,7 +288,7 @@ function sharedSofaRouter() {
       return execute(args);
     }) as typeof execute,
     context: ({ request }) => sofaBinding.context!(request.url, request.headers.get('authorization') ?? undefined),
-  });
+  }).router;
   return sofaRouter;
 }
 

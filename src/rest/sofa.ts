@@ -5,7 +5,6 @@
 // schema enforces them), the REST rate limit, and failures as problem+json with the
 // status of the error's code. v2.2 stays hand-written (see routes/index.ts).
 import {
-  getNamedType,
   GraphQLError,
   GraphQLObjectType,
   GraphQLSchema,
@@ -24,6 +23,7 @@ import { classifyError } from '../schema/errors.ts';
 import { schema } from '../schema/index.ts';
 import type { AppDeps } from '../server.ts';
 import { problem, REST_STATUS } from './problem.ts';
+import { describeSofaAnswers, routeName, SOFA_SCALARS, sofaLinks, type SofaOpenApiDocument } from './sofaDocument.ts';
 
 export const SOFA_PREFIX = '/v3/rest';
 const OPENAPI_PATH = `${SOFA_PREFIX}/openapi.json`;
@@ -33,54 +33,12 @@ const OPENAPI_PATH = `${SOFA_PREFIX}/openapi.json`;
  */
 const SOFA_DEPTH_LIMIT = 1;
 
-/**
- * SOFA's "models": the object types with a route of their own by id (`order(id)` is
- * `GET /v3/rest/order/:id`). Below a route's subject SOFA answers a model as `{ id }`, a
- * link to that route, instead of the whole object with everything it reaches. SOFA looks
- * for them itself only where a plain-list query field (`orders: [Order]`) sits beside the
- * by-id one, which a schema of connections never has: it found one model here, and a page
- * of 20 returns answered 450 KB (each order line's location came with its stock levels).
- */
-export function sofaModels(of: GraphQLSchema): string[] {
-  const models = new Set<string>();
-  for (const field of Object.values(of.getQueryType()?.getFields() ?? {})) {
-    const type = getNamedType(field.type);
-    const byId = field.args.length === 1 && field.args[0].name === 'id';
-    if (byId && isObjectType(type) && type.getFields().id) models.add(type.name);
-  }
-  return [...models].sort();
-}
-
-/**
- * Where a route answers models as its subject, as SOFA's `ignore` entries (`Type.field`,
- * "send the whole object here"): a connection's `nodes` and its edges' `node`, a mutation
- * payload's fields. A model the root field returns itself is whole already (SOFA's first level).
- */
-export function sofaSubjects(of: GraphQLSchema, models: readonly string[]): string[] {
-  const isModel = (type: unknown) => isObjectType(type) && models.includes(type.name);
-  const subjects = new Set<string>();
-  const wrapping = (type: GraphQLObjectType, depth: number) => {
-    for (const field of Object.values(type.getFields())) {
-      const inner = getNamedType(field.type);
-      if (isModel(inner)) subjects.add(`${type.name}.${field.name}`);
-      else if (depth === 0 && field.name === 'edges' && isObjectType(inner)) wrapping(inner, 1);
-    }
-  };
-  for (const root of [of.getQueryType(), of.getMutationType()]) {
-    for (const field of Object.values(root?.getFields() ?? {})) {
-      const type = getNamedType(field.type);
-      if (isObjectType(type) && !isModel(type)) wrapping(type, 0);
-    }
-  }
-  return [...subjects].sort();
-}
-
-/** SOFA over the service's schema, with the models and subjects above. */
-export function sofaRouter(config: Omit<Parameters<typeof createSofa>[0], 'schema' | 'depthLimit' | 'ignore'>) {
+/** SOFA over the service's schema, and how its routes answer nested objects. */
+export function sofaRouter(config: Omit<Parameters<typeof createSofa>[0], 'schema' | 'depthLimit' | 'ignore' | 'customScalars'>) {
   const generated = sofaSchema(schema);
-  const models = sofaModels(generated);
-  const sofa = createSofa({ ...config, schema: generated, depthLimit: SOFA_DEPTH_LIMIT, ignore: sofaSubjects(generated, models) });
-  return createSofaRouter({ ...sofa, models });
+  const links = sofaLinks(generated);
+  const sofa = createSofa({ ...config, schema: generated, depthLimit: SOFA_DEPTH_LIMIT, ignore: links.subjects, customScalars: SOFA_SCALARS });
+  return { router: createSofaRouter({ ...sofa, models: [...links.models.keys()] }), links };
 }
 
 /**
@@ -113,14 +71,6 @@ function sofaSchema(of: GraphQLSchema): GraphQLSchema {
   const mutation = annotate(config.mutation);
   const types = config.types.map((type) => (type === config.query ? query! : type === config.mutation ? mutation! : type));
   return new GraphQLSchema({ ...config, query, mutation, types });
-}
-
-/** SOFA's route name of a field: `customerUpsert` -> `customer-upsert` (SOFA uses param-case). */
-function routeName(field: string): string {
-  return field
-    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
-    .replace(/([A-Z])([A-Z][a-z])/g, '$1-$2')
-    .toLowerCase();
 }
 
 function routeNames(of: GraphQLSchema): Set<string> {
@@ -183,7 +133,7 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
     const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body.length > 0;
-    const response = await router().fetch(
+    const response = await router().router.fetch(
       request.url.toString(),
       { method: request.method, headers, body: hasBody ? new Uint8Array(request.body) : undefined },
       { gqlContext } as never,
@@ -197,12 +147,25 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
     return { status: response.status, headers: out, body: Buffer.from(await response.arrayBuffer()) };
   }
 
+  let documented: DoorResponse | undefined;
+  /** SOFA's document, describing what the routes answer (sofaDocument.ts); made once. */
+  async function openApiDocument(request: DoorRequest): Promise<DoorResponse | undefined> {
+    if (documented) return documented;
+    const response = await viaSofa(request, undefined);
+    if (!response || response.status !== 200 || !response.body) return response;
+    const document = describeSofaAnswers(JSON.parse(response.body.toString()) as SofaOpenApiDocument, router().links, SOFA_PREFIX);
+    // The body changed, so no length SOFA computed for its own may go along.
+    const headers = Object.fromEntries(Object.entries(response.headers ?? {}).filter(([name]) => name !== 'content-length'));
+    documented = { status: 200, headers, body: JSON.stringify(document) };
+    return documented;
+  }
+
   async function handle(request: DoorRequest): Promise<DoorResponse> {
     const { pathname } = request.url;
     const instance = pathname + request.url.search;
     request.route = template(pathname);
     const notFound = (headers?: Record<string, string>) => problem(404, `no route for ${request.method} ${pathname}`, { instance, headers });
-    if (pathname === OPENAPI_PATH && request.method === 'GET') return (await viaSofa(request, undefined)) ?? notFound();
+    if (pathname === OPENAPI_PATH && request.method === 'GET') return (await openApiDocument(request)) ?? notFound();
     if (!request.route) return notFound();
 
     const auth = await authenticator.authenticate(readSecret(header(request, 'authorization')));

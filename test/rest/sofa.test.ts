@@ -1,8 +1,10 @@
 // /v3/rest: SOFA's routes generated from the v3 schema answer with the same
 // authentication and scope refusals as /v3/graphql, as problem+json with the status
 // of the error's code, and SOFA's OpenAPI document lists them.
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrder } from '../../src/domain/orders.ts';
+import { CheckedDocument, formatAjvErrors } from '../support/documentCheck.ts';
 import { addApiClient, call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 
 let server: TestServer;
@@ -119,10 +121,29 @@ describe('/v3/rest (SOFA)', () => {
     expect(item).toMatchObject({ quantity: 1, reason: 'too small', orderLineItem: { id: lineId, title: 'Hat', quantity: 2 } });
     expect(item.product).toBeNull();
 
-    // The link leads to the whole order, whose own nested returns are links again.
+    // The link leads to the whole order.
     const linked = await call(server, 'GET', `/v3/rest/order/${order.id}`, { secret: store.secret });
     expect(linked.status, linked.text).toBe(200);
     expect(linked.body).toMatchObject({ id: order.id, name: order.name, lineItems: [{ id: lineId, title: 'Hat' }] });
+
+    // The document describes the links, and each answer conforms to it.
+    const document = (await call(server, 'GET', '/v3/rest/openapi.json')).body as {
+      components: { schemas: Record<string, { properties?: Record<string, { $ref?: string; anyOf?: unknown[] }>; required?: string[] }> };
+    };
+    const schemas = document.components.schemas;
+    expect(schemas.Return.properties!.order).toMatchObject({ anyOf: [{ $ref: '#/components/schemas/OrderLink' }, { type: 'null' }] });
+    expect(schemas.OrderLink.required).toEqual(['id']);
+    // A subject is whole; an object-valued property may be left out where its type recurs along a route (SOFA's depth limit).
+    expect(schemas.ReturnEdge.properties!.node).toMatchObject({ anyOf: [{ $ref: '#/components/schemas/Return' }, { type: 'null' }] });
+    const checked = new CheckedDocument(document, 'sofa');
+    for (const [method, path, answer] of [
+      ['post', '/create-return', created],
+      ['get', '/returns', list],
+      ['get', '/order/{id}', linked],
+    ] as const) {
+      const validate = checked.validatorAt(['paths', path, method, 'responses', '200', 'content', 'application/json', 'schema']);
+      expect(validate(answer.body), `${method} ${path}: ${formatAjvErrors(validate)}`).toBe(true);
+    }
   });
 
   it("publishes SOFA's OpenAPI document without credentials, listing every query and mutation", async () => {
@@ -136,5 +157,8 @@ describe('/v3/rest (SOFA)', () => {
     expect(doc.paths['/product/{id}']).toHaveProperty('get');
     expect(doc.paths['/upsert-customer']).toHaveProperty('post');
     expect(Object.keys(doc.paths).length).toBeGreaterThan(50);
+    const validation = await new Validator().validate(doc as unknown as Parameters<Validator['validate']>[0]);
+    expect(validation.errors ?? [], JSON.stringify(validation.errors)).toEqual([]);
+    expect(validation.valid).toBe(true);
   });
 });

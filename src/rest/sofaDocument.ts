@@ -1,0 +1,153 @@
+// What /v3/rest answers beyond what SOFA works out itself: which nested objects are links,
+// and the OpenAPI document made to describe the answers. SOFA's document says OpenAPI 3.0
+// and leaves three things out:
+// - null: a nullable GraphQL field is only "not required", so a null it answers breaks the
+//   schema; the document becomes OpenAPI 3.1, where a schema can allow null (JSON Schema 2020-12);
+// - custom scalars: without a mapping SOFA documents them as objects (SOFA_SCALARS below);
+// - links: below a route's subject a model is answered as `{ id }` (see sofaLinks);
+// - cut cycles: where an object type recurs along a route's selection SOFA leaves the field
+//   out (its depth limit), so no object-valued property is required;
+// - path parameters: SOFA puts an optional `id` argument in the path (find-return/{id}) and
+//   documents it optional, which OpenAPI forbids for a path segment.
+import { getNamedType, GraphQLObjectType, isObjectType, type GraphQLSchema } from 'graphql';
+
+/** SOFA's route name of a field: `customerUpsert` -> `customer-upsert` (SOFA uses param-case). */
+export function routeName(field: string): string {
+  return field
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/([A-Z])([A-Z][a-z])/g, '$1-$2')
+    .toLowerCase();
+}
+
+/**
+ * How /v3/rest answers nested objects. SOFA's "models" are the object types with a route
+ * of their own by id (`order(id)` is `GET /v3/rest/order/:id`); below a route's subject
+ * SOFA answers a model as `{ id }`, a link to that route, instead of the whole object with
+ * everything it reaches. SOFA looks for them itself only where a plain-list query field
+ * (`orders: [Order]`) sits beside the by-id one, which a schema of connections never has:
+ * it found one model here, and a page of 20 returns answered 450 KB (each order line's
+ * location came with its stock levels).
+ *
+ * `subjects` are where a route answers models whole, as SOFA's `ignore` entries
+ * (`Type.field`): a connection's edges' `node`, a mutation payload's fields. A model the
+ * root field returns itself is whole already (SOFA's first level).
+ */
+export interface SofaLinks {
+  /** Model type name -> the query field of its by-id route. */
+  models: Map<string, string>;
+  subjects: string[];
+}
+
+export function sofaLinks(of: GraphQLSchema): SofaLinks {
+  const models = new Map<string, string>();
+  for (const field of Object.values(of.getQueryType()?.getFields() ?? {})) {
+    const type = getNamedType(field.type);
+    const byId = field.args.length === 1 && field.args[0].name === 'id';
+    if (byId && isObjectType(type) && type.getFields().id && !models.has(type.name)) models.set(type.name, field.name);
+  }
+  const isModel = (type: unknown) => isObjectType(type) && models.has(type.name);
+  const subjects = new Set<string>();
+  const wrapping = (type: GraphQLObjectType, depth: number) => {
+    for (const field of Object.values(type.getFields())) {
+      const inner = getNamedType(field.type);
+      if (isModel(inner)) subjects.add(`${type.name}.${field.name}`);
+      else if (depth === 0 && field.name === 'edges' && isObjectType(inner)) wrapping(inner, 1);
+    }
+  };
+  for (const root of [of.getQueryType(), of.getMutationType()]) {
+    for (const field of Object.values(root?.getFields() ?? {})) {
+      const type = getNamedType(field.type);
+      if (isObjectType(type) && !isModel(type)) wrapping(type, 0);
+    }
+  }
+  return { models, subjects: [...subjects].sort() };
+}
+
+/** What the schema's custom scalars are in JSON (src/schema/scalars.ts). */
+export const SOFA_SCALARS: Record<string, object> = {
+  DateTime: { type: 'string', format: 'date-time' },
+  Date: { type: 'string', format: 'date' },
+  Decimal: { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$' },
+  JSON: {},
+};
+
+interface SchemaObject {
+  $ref?: string;
+  type?: string | string[];
+  enum?: unknown[];
+  items?: SchemaObject;
+  required?: string[];
+  properties?: Record<string, SchemaObject>;
+  [keyword: string]: unknown;
+}
+
+interface ParameterObject {
+  in: string;
+  required?: boolean;
+  [key: string]: unknown;
+}
+
+export interface SofaOpenApiDocument {
+  openapi: string;
+  paths?: Record<string, Record<string, { parameters?: ParameterObject[] }>>;
+  components?: { schemas?: Record<string, SchemaObject> };
+  [key: string]: unknown;
+}
+
+const SCHEMA_REF = '#/components/schemas/';
+
+/** `schema`, or null: a 3.1 schema allows null by naming it. */
+function orNull(schema: SchemaObject): SchemaObject {
+  if (schema.$ref) {
+    const { $ref, description, ...rest } = schema;
+    return { anyOf: [{ $ref, ...rest }, { type: 'null' }], ...(description === undefined ? {} : { description }) };
+  }
+  if (schema.type === undefined) return schema;
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  return {
+    ...schema,
+    type: types.includes('null') ? types : [...types, 'null'],
+    ...(schema.enum && !schema.enum.includes(null) ? { enum: [...schema.enum, null] } : {}),
+  };
+}
+
+/** SOFA's document of the routes at `basePath`, describing what they answer. */
+export function describeSofaAnswers(document: SofaOpenApiDocument, { models, subjects }: SofaLinks, basePath: string): SofaOpenApiDocument {
+  const schemas = document.components?.schemas ?? {};
+  const linked = new Set<string>();
+  const link = (property: SchemaObject) => {
+    const target = property.items ?? property;
+    const model = target.$ref?.startsWith(SCHEMA_REF) ? target.$ref.slice(SCHEMA_REF.length) : undefined;
+    if (model === undefined || !models.has(model)) return;
+    target.$ref = `${SCHEMA_REF}${model}Link`;
+    linked.add(model);
+  };
+  const isObject = (property: SchemaObject) => {
+    const ref = (property.items ?? property).$ref;
+    return ref?.startsWith(SCHEMA_REF) === true && schemas[ref.slice(SCHEMA_REF.length)]?.type === 'object';
+  };
+  for (const [typeName, schema] of Object.entries(schemas)) {
+    if (!schema.properties) continue;
+    const required = new Set(schema.required ?? []);
+    for (const [name, property] of Object.entries(schema.properties)) {
+      if (isObject(property)) required.delete(name);
+      if (!subjects.includes(`${typeName}.${name}`)) link(property);
+      if (!required.has(name)) schema.properties[name] = orNull(property);
+    }
+    if (schema.required) schema.required = schema.required.filter((name) => required.has(name));
+  }
+  for (const model of linked) {
+    schemas[`${model}Link`] = {
+      type: 'object',
+      description: `A ${model}: GET ${basePath}/${routeName(models.get(model)!)}/{id} answers it whole`,
+      required: ['id'],
+      properties: { id: { type: 'string' } },
+    };
+  }
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const parameter of operation.parameters ?? []) if (parameter.in === 'path') parameter.required = true;
+    }
+  }
+  return { ...document, openapi: '3.1.0' };
+}
