@@ -33,12 +33,12 @@ const OPENAPI_PATH = `${SOFA_PREFIX}/openapi.json`;
  */
 const SOFA_DEPTH_LIMIT = 1;
 
-/** SOFA over the service's schema, and how its routes answer nested objects. */
+/** SOFA over the service's schema: its router, how its routes answer nested objects, and the schema it generated from. */
 export function sofaRouter(config: Omit<Parameters<typeof createSofa>[0], 'schema' | 'depthLimit' | 'ignore' | 'customScalars'>) {
   const generated = sofaSchema(schema);
   const links = sofaLinks(generated);
   const sofa = createSofa({ ...config, schema: generated, depthLimit: SOFA_DEPTH_LIMIT, ignore: links.subjects, customScalars: SOFA_SCALARS });
-  return { router: createSofaRouter({ ...sofa, models: [...links.models.keys()] }), links };
+  return { router: createSofaRouter({ ...sofa, models: [...links.models.keys()] }), links, generated };
 }
 
 /**
@@ -153,7 +153,8 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
     if (documented) return documented;
     const response = await viaSofa(request, undefined);
     if (!response || response.status !== 200 || !response.body) return response;
-    const document = describeSofaAnswers(JSON.parse(response.body.toString()) as SofaOpenApiDocument, router().links, SOFA_PREFIX);
+    const { links, generated } = router();
+    const document = describeSofaAnswers(JSON.parse(response.body.toString()) as SofaOpenApiDocument, generated, links, SOFA_PREFIX);
     // The body changed, so no length SOFA computed for its own may go along.
     const headers = Object.fromEntries(Object.entries(response.headers ?? {}).filter(([name]) => name !== 'content-length'));
     documented = { status: 200, headers, body: JSON.stringify(document) };

@@ -29,8 +29,8 @@ export function routeName(field: string): string {
  * location came with its stock levels).
  *
  * `subjects` are where a route answers models whole, as SOFA's `ignore` entries
- * (`Type.field`): a connection's edges' `node`, a mutation payload's fields. A model the
- * root field returns itself is whole already (SOFA's first level).
+ * (`Type.field`): the `node` of a root connection's edges, a mutation payload's fields. The
+ * object the root field returns is whole already (SOFA's first level); what it nests is not.
  */
 export interface SofaLinks {
   /** Model type name -> the query field of its by-id route. */
@@ -47,17 +47,20 @@ export function sofaLinks(of: GraphQLSchema): SofaLinks {
   }
   const isModel = (type: unknown) => isObjectType(type) && models.has(type.name);
   const subjects = new Set<string>();
-  const wrapping = (type: GraphQLObjectType, depth: number) => {
-    for (const field of Object.values(type.getFields())) {
-      const inner = getNamedType(field.type);
-      if (isModel(inner)) subjects.add(`${type.name}.${field.name}`);
-      else if (depth === 0 && field.name === 'edges' && isObjectType(inner)) wrapping(inner, 1);
-    }
+  const answerWhole = (type: GraphQLObjectType) => {
+    for (const field of Object.values(type.getFields())) if (isModel(getNamedType(field.type))) subjects.add(`${type.name}.${field.name}`);
   };
-  for (const root of [of.getQueryType(), of.getMutationType()]) {
+  for (const [root, payloads] of [
+    [of.getQueryType(), false],
+    [of.getMutationType(), true],
+  ] as const) {
     for (const field of Object.values(root?.getFields() ?? {})) {
       const type = getNamedType(field.type);
-      if (isObjectType(type) && !isModel(type)) wrapping(type, 0);
+      if (!isObjectType(type) || isModel(type)) continue;
+      const edges = type.getFields().edges;
+      const edge = edges && getNamedType(edges.type);
+      if (isObjectType(edge) && type.getFields().pageInfo) answerWhole(edge);
+      else if (payloads) answerWhole(type);
     }
   }
   return { models, subjects: [...subjects].sort() };
@@ -111,8 +114,8 @@ function orNull(schema: SchemaObject): SchemaObject {
   };
 }
 
-/** SOFA's document of the routes at `basePath`, describing what they answer. */
-export function describeSofaAnswers(document: SofaOpenApiDocument, { models, subjects }: SofaLinks, basePath: string): SofaOpenApiDocument {
+/** SOFA's document of the routes at `basePath` over `of`, describing what they answer. */
+export function describeSofaAnswers(document: SofaOpenApiDocument, of: GraphQLSchema, { models, subjects }: SofaLinks, basePath: string): SofaOpenApiDocument {
   const schemas = document.components?.schemas ?? {};
   const linked = new Set<string>();
   const link = (property: SchemaObject) => {
@@ -128,9 +131,11 @@ export function describeSofaAnswers(document: SofaOpenApiDocument, { models, sub
   };
   for (const [typeName, schema] of Object.entries(schemas)) {
     if (!schema.properties) continue;
+    // Only answers are cut at the depth limit; an input object's required fields stay required.
+    const answered = isObjectType(of.getType(typeName));
     const required = new Set(schema.required ?? []);
     for (const [name, property] of Object.entries(schema.properties)) {
-      if (isObject(property)) required.delete(name);
+      if (answered && isObject(property)) required.delete(name);
       if (!subjects.includes(`${typeName}.${name}`)) link(property);
       if (!required.has(name)) schema.properties[name] = orNull(property);
     }
