@@ -9,7 +9,6 @@ import {
   GraphQLObjectType,
   GraphQLSchema,
   isNonNullType,
-  isObjectType,
   parse,
   printType,
   type ObjectTypeDefinitionNode,
@@ -23,7 +22,7 @@ import { classifyError } from '../schema/errors.ts';
 import { schema } from '../schema/index.ts';
 import type { AppDeps } from '../server.ts';
 import { problem, REST_STATUS } from './problem.ts';
-import { describeSofaAnswers, routeName, SOFA_SCALARS, sofaLinks, type SofaOpenApiDocument } from './sofaDocument.ts';
+import { describeSofaAnswers, isConnection, routeName, SOFA_SCALARS, sofaLinks, type SofaOpenApiDocument } from './sofaDocument.ts';
 
 export const SOFA_PREFIX = '/v3/rest';
 const OPENAPI_PATH = `${SOFA_PREFIX}/openapi.json`;
@@ -54,15 +53,11 @@ export function sofaRouter(config: Omit<Parameters<typeof createSofa>[0], 'schem
  */
 function sofaSchema(of: GraphQLSchema): GraphQLSchema {
   const roots = new Set([of.getQueryType()?.name, of.getMutationType()?.name]);
-  const isConnection = (typeName: string) => {
-    const type = of.getType(typeName);
-    return isObjectType(type) && 'edges' in type.getFields() && 'pageInfo' in type.getFields();
-  };
   const needsArgument = (field: { args?: Record<string, { type: unknown; defaultValue?: unknown }> | null }) =>
     Object.values(field.args ?? {}).some((arg) => isNonNullType(arg.type) && arg.defaultValue === undefined);
   const selectable = mapSchema(of, {
     [MapperKind.OBJECT_FIELD]: (field, name, typeName) =>
-      (!roots.has(typeName) && needsArgument(field)) || (name === 'nodes' && isConnection(typeName)) ? null : field,
+      (!roots.has(typeName) && needsArgument(field)) || (name === 'nodes' && isConnection(of.getType(typeName))) ? null : field,
   });
   const config = selectable.toConfig();
   const annotate = (type: GraphQLObjectType | null | undefined) =>

@@ -38,6 +38,11 @@ export interface SofaLinks {
   subjects: string[];
 }
 
+/** A Relay connection: its items under `edges`, its position under `pageInfo`. */
+export function isConnection(type: unknown): type is GraphQLObjectType {
+  return isObjectType(type) && 'edges' in type.getFields() && 'pageInfo' in type.getFields();
+}
+
 export function sofaLinks(of: GraphQLSchema): SofaLinks {
   const models = new Map<string, string>();
   for (const field of Object.values(of.getQueryType()?.getFields() ?? {})) {
@@ -57,9 +62,8 @@ export function sofaLinks(of: GraphQLSchema): SofaLinks {
     for (const field of Object.values(root?.getFields() ?? {})) {
       const type = getNamedType(field.type);
       if (!isObjectType(type) || isModel(type)) continue;
-      const edges = type.getFields().edges;
-      const edge = edges && getNamedType(edges.type);
-      if (isObjectType(edge) && type.getFields().pageInfo) answerWhole(edge);
+      const edge = isConnection(type) ? getNamedType(type.getFields().edges.type) : undefined;
+      if (isObjectType(edge)) answerWhole(edge);
       else if (payloads) answerWhole(type);
     }
   }
