@@ -19,6 +19,16 @@ interface PGliteInternals {
   parsers: Parameters<typeof parse.parseResults>[1];
 }
 
+function concat(parts: Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
+}
+
 /**
  * `pglite`, with `query` (also inside `transaction`) running named statements. One view
  * per PGlite instance: its statements live in PGlite's one session, so everything that
@@ -48,11 +58,22 @@ export function withPreparedStatements(pglite: PGlite, nameOf: StatementNamer): 
           const serialize = options.serializers?.[paramTypes[i]] ?? internals.serializers[paramTypes[i]];
           return serialize ? serialize(value) : String(value);
         });
-        messages.push(...(await run(protocol.serialize.bind({ statement: name, values: values as string[] }))));
-        messages.push(...(await run(protocol.serialize.describe({ type: 'P' }))));
-        messages.push(...(await run(protocol.serialize.execute({}))));
-      } finally {
-        messages.push(...(await run(protocol.serialize.sync())));
+        // One call into PostgreSQL for the four messages, as a client pipelines them: each call costs
+        // a pass of PGlite's main loop and its own results.
+        messages.push(
+          ...(await run(
+            concat([
+              protocol.serialize.bind({ statement: name, values: values as string[] }),
+              protocol.serialize.describe({ type: 'P' }),
+              protocol.serialize.execute({}),
+              protocol.serialize.sync(),
+            ]),
+          )),
+        );
+      } catch (error) {
+        // A failure before the batch ran (the statement's own parse) still ends the extended query.
+        await run(protocol.serialize.sync()).catch(() => undefined);
+        throw error;
       }
       return parse.parseResults(messages, internals.parsers, options)[0];
     });

@@ -45,13 +45,16 @@ describe('prepared statements', () => {
     expect(prepared.length).toBeGreaterThan(0);
   });
 
-  it('keeps Prisma errors as they were: a unique violation is still P2002', async () => {
+  it('keeps Prisma errors as they were: a unique violation is still P2002, and the session goes on', async () => {
     const { id } = await createStore(db.prisma, { name: 'Unique' });
-    const create = () => db.prisma.location.create({ data: { id: `loc_dup_${id}`, storeId: id, name: 'Twice' } });
-    await create();
-    const error = await create().catch((e: unknown) => e);
+    const create = (suffix: string) => db.prisma.location.create({ data: { id: `loc_dup_${id}${suffix}`, storeId: id, name: 'Twice' } });
+    await create('');
+    const error = await create('').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Prisma.PrismaClientKnownRequestError);
     expect((error as Prisma.PrismaClientKnownRequestError).code).toBe('P2002');
+    // The failed statement's own text runs again, and so does the rest.
+    await create('_2');
+    expect(await db.prisma.location.count({ where: { storeId: id, name: 'Twice' } })).toBe(2);
   });
 
   it('rolls a transaction back whole, and the statements it prepared work afterwards', async () => {
