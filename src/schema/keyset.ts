@@ -156,17 +156,27 @@ export async function keysetConnection<T extends { id: string }>(options: {
   const more = rows.length > size;
   const page = rows.slice(0, size);
   if (backward) page.reverse();
-  const edges = page.map((node) => ({
-    cursor: encodeCursor(scope, toCursorValue((node as Record<string, unknown>)[sort.field], sort.kind), node.id),
-    node,
-  }));
+  // Signed only when read: a page selects its items far more often than their cursors.
+  const edges = page.map((node) => {
+    let cursor: string | undefined;
+    return {
+      node,
+      get cursor() {
+        return (cursor ??= encodeCursor(scope, toCursorValue((node as Record<string, unknown>)[sort.field], sort.kind), node.id));
+      },
+    };
+  });
   return {
     edges,
     pageInfo: {
       hasNextPage: backward ? Boolean(args.before) : more,
       hasPreviousPage: backward ? more : Boolean(args.after),
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      get startCursor() {
+        return edges[0]?.cursor ?? null;
+      },
+      get endCursor() {
+        return edges.at(-1)?.cursor ?? null;
+      },
     },
   };
 }
