@@ -19,16 +19,6 @@ interface PGliteInternals {
   parsers: Parameters<typeof parse.parseResults>[1];
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const joined = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
-}
-
 /**
  * `pglite`, with `query` (also inside `transaction`) running named statements. One view
  * per PGlite instance: its statements live in PGlite's one session, so everything that
@@ -62,7 +52,7 @@ export function withPreparedStatements(pglite: PGlite, nameOf: StatementNamer): 
         // a pass of PGlite's main loop and its own results.
         messages.push(
           ...(await run(
-            concat([
+            Buffer.concat([
               protocol.serialize.bind({ statement: name, values: values as string[] }),
               protocol.serialize.describe({ type: 'P' }),
               protocol.serialize.execute({}),
@@ -71,7 +61,8 @@ export function withPreparedStatements(pglite: PGlite, nameOf: StatementNamer): 
           )),
         );
       } catch (error) {
-        // A failure before the batch ran (the statement's own parse) still ends the extended query.
+        // A failed parse or describe leaves the extended query open until a Sync; after a failed
+        // batch, whose own Sync ended it, another one only answers ReadyForQuery.
         await run(protocol.serialize.sync()).catch(() => undefined);
         throw error;
       }

@@ -1,6 +1,6 @@
 // What /v3/rest answers beyond what SOFA works out itself: which nested objects are links,
 // and the OpenAPI document made to describe the answers. SOFA's document says OpenAPI 3.0
-// and leaves three things out:
+// and misdescribes five things:
 // - null: a nullable GraphQL field is only "not required", so a null it answers breaks the
 //   schema; the document becomes OpenAPI 3.1, where a schema can allow null (JSON Schema 2020-12);
 // - custom scalars: without a mapping SOFA documents them as objects (SOFA_SCALARS below);
