@@ -351,9 +351,9 @@ async function startBenchServer(db: Database, fixture: Fixture) {
       }
       if (url.pathname === `/raw/stores/${fixture.storeId}/returns` && req.method === 'GET') {
         const page = { where: {}, orderBy: [{ updatedAt: 'desc' as const }, { id: 'desc' as const }], take: PAGE + 1 };
-        const rows = await listReturns(db.prisma, auth.store.id, {}, page, RAW_RETURN_INCLUDE);
+        const rows = await listReturns(db.reads, auth.store.id, {}, page, RAW_RETURN_INCLUDE);
         const last = rows[PAGE - 1];
-        const next = rows.length > PAGE ? { 'x-page-next': encodeCursor('returns:updatedAt:desc', last.updatedAt.toISOString(), last.id) } : undefined;
+        const next = rows.length > PAGE ? { 'x-page-next': encodeCursor('returns:updatedAt:desc', last.updatedAt, last.id) } : undefined;
         return send(res, 200, { returns: rows.slice(0, PAGE) }, next);
       }
       const matched = table.match(req.method ?? 'GET', url.pathname.slice('/table'.length));

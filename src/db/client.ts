@@ -10,6 +10,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import type { StatementNamer } from './preparedPglite.ts';
+import { createReads, type Reads } from './reads/reader.ts';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
 
@@ -23,13 +24,16 @@ export interface SqlChannel {
 export interface Database {
   kind: DatabaseKind;
   url: string;
+  /** Writes, migrations and the reads that rules make inside their transactions. */
   prisma: PrismaClient;
+  /** Reads answered as plain JSON, one statement each (reads/reader.ts): what every door's resolvers read through. */
+  reads: Reads;
   sql: SqlChannel;
   /** Runs fn on one connection (session state such as advisory locks stays put). */
   session<T>(fn: (sql: SqlChannel) => Promise<T>): Promise<T>;
   /** True when queries are serialised through one connection (PGlite). */
   singleConnection: boolean;
-  /** Calls `listener` with each SQL statement Prisma runs (metrics, statement-count tests); returns the unsubscribe. */
+  /** Calls `listener` with each SQL statement Prisma or `reads` runs (metrics, statement-count tests); returns the unsubscribe. */
   onStatement(listener: StatementListener): () => void;
   /** Connections of this process (metrics); idle and waiting only where there is a pool. */
   poolStats(): PoolStats;
@@ -105,16 +109,29 @@ function pgListen(connectionString: string): Database['listen'] {
 
 export type StatementListener = (statement: { sql: string; durationMs: number }) => void;
 
-/** A Prisma client that reports its statements to the listeners of `onStatement`. */
-export function observedPrisma(adapter: PrismaPg | PrismaPGlite): Pick<Database, 'prisma' | 'onStatement'> {
+/** A Prisma client, and a reader on `sql`, that report their statements to the listeners of `onStatement`. */
+export function observedClients(adapter: PrismaPg | PrismaPGlite, sql: SqlChannel): Pick<Database, 'prisma' | 'reads' | 'onStatement'> {
   const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
   const listeners = new Set<StatementListener>();
-  prisma.$on('query', (event) => {
-    for (const listener of listeners) listener({ sql: event.query, durationMs: event.duration });
+  const report = (sql: string, durationMs: number) => {
+    for (const listener of listeners) listener({ sql, durationMs });
+  };
+  prisma.$on('query', (event) => report(event.query, event.duration));
+  const reads = createReads({
+    async query<T>(text: string, params: unknown[]) {
+      if (listeners.size === 0) return sql.query<T>(text, params);
+      const started = performance.now();
+      try {
+        return await sql.query<T>(text, params);
+      } finally {
+        report(text, performance.now() - started);
+      }
+    },
   });
   return {
     // The log option only adds the query event; the client is the plain one every layer types.
     prisma: prisma as unknown as PrismaClient,
+    reads,
     onStatement(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -218,14 +235,16 @@ async function openPostgres(url: string, connectionString: string, max: number):
   await checkReachable(pool, connectionString);
   // One naming for Prisma and the raw channel: both prepare on the same pooled connections.
   const nameOf = preparedStatementNames();
-  const { prisma, onStatement } = observedPrisma(new PrismaPg(pool, { statementNameGenerator: nameOf }));
+  const sql = pgChannel(pool, nameOf);
+  const { prisma, reads, onStatement } = observedClients(new PrismaPg(pool, { statementNameGenerator: nameOf }), sql);
   return {
     kind: 'postgresql',
     url,
     prisma,
+    reads,
     onStatement,
     poolStats: poolStatsOf(pool),
-    sql: pgChannel(pool, nameOf),
+    sql,
     session: pgSession(pool, nameOf),
     listen: pgListen(connectionString),
     singleConnection: false,

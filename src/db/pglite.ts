@@ -7,7 +7,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import {
   keepPoolAlive,
-  observedPrisma,
+  observedClients,
   pgChannel,
   pgSession,
   poolStatsOf,
@@ -45,12 +45,13 @@ export function pgliteChannel(pglite: PGlite): SqlChannel {
 function fromPGlite(url: string, pglite: PGlite, close: () => Promise<void>): Database {
   // Prisma and the raw channel share one view: their named statements live in one session.
   const prepared = withPreparedStatements(pglite, preparedStatementNames());
-  const { prisma, onStatement } = observedPrisma(new PrismaPGlite(prepared));
   const sql = pgliteChannel(prepared);
+  const { prisma, reads, onStatement } = observedClients(new PrismaPGlite(prepared), sql);
   return {
     kind: 'pglite',
     url,
     prisma,
+    reads,
     onStatement,
     poolStats: () => ({ total: 1 }),
     singleConnection: true,
@@ -73,15 +74,17 @@ function fromEmbedded(url: string, embedded: EmbeddedHandle): Database {
   if (embedded.mode === 'owner') return fromPGlite(url, embedded.pglite, embedded.close);
   // Another process owns the directory: talk to it over its socket, one connection.
   const pool = keepPoolAlive(new pg.Pool({ host: embedded.socketDir, user: 'postgres', database: 'postgres', max: 1 }));
-  const { prisma, onStatement } = observedPrisma(new PrismaPg(pool));
+  const sql = pgChannel(pool);
+  const { prisma, reads, onStatement } = observedClients(new PrismaPg(pool), sql);
   return {
     kind: 'pglite',
     url,
     prisma,
+    reads,
     onStatement,
     poolStats: poolStatsOf(pool),
     singleConnection: true,
-    sql: pgChannel(pool),
+    sql,
     session: pgSession(pool),
     // The owning process listens on its own PGlite; this one (a CLI beside the server) serves no requests.
     async listen(_channel, handlers) {

@@ -521,11 +521,12 @@ async function writeCustomFields(tx: Tx, customerId: string, fields: ParsedField
   await tx.$executeRawUnsafe(WRITE_CUSTOM_FIELDS_SQL, customerId, rows.map((r) => r.declarationId), rows.map((r) => r.name), rows.map((r) => r.type), ...valueArrays(rows));
 }
 
+/** A stored value as a rule reads it (Prisma's Decimal and Date) or as `reads` answers it (their text). */
 interface StoredValue {
   stringValue: string | null;
-  numberValue: Prisma.Decimal | null;
+  numberValue: Prisma.Decimal | string | null;
   booleanValue: boolean | null;
-  dateValue: Date | null;
+  dateValue: Date | string | null;
   declaration: { name: string; type: CustomFieldType };
 }
 
@@ -535,9 +536,9 @@ export function customFieldMap(values: StoredValue[]): Record<string, CustomFiel
   for (const v of [...values].sort((a, b) => (a.declaration.name < b.declaration.name ? -1 : 1))) {
     const { name, type } = v.declaration;
     if (type === 'STRING' && v.stringValue !== null) map[name] = v.stringValue;
-    else if (type === 'NUMBER' && v.numberValue !== null) map[name] = v.numberValue.toNumber();
+    else if (type === 'NUMBER' && v.numberValue !== null) map[name] = new Decimal(v.numberValue).toNumber();
     else if (type === 'BOOLEAN' && v.booleanValue !== null) map[name] = v.booleanValue;
-    else if (type === 'DATE' && v.dateValue !== null) map[name] = v.dateValue.toISOString();
+    else if (type === 'DATE' && v.dateValue !== null) map[name] = typeof v.dateValue === 'string' ? v.dateValue : v.dateValue.toISOString();
   }
   return map;
 }

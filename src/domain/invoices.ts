@@ -3,7 +3,7 @@
 // the sale or return causing it, on the store's invoice of that calendar month (UTC) and
 // currency. An invoice's charge is the exact sum of its items; the invoice of the
 // current month is `pending`, earlier ones are `issued` and no longer change.
-import type { BillingSetting, Invoice, InvoiceItemKind } from '../generated/prisma/client.ts';
+import type { BillingSetting, InvoiceItemKind } from '../generated/prisma/client.ts';
 import { Invalid } from './errors.ts';
 import { newId } from './ids.ts';
 import { Decimal, type DecimalValue } from './money.ts';
@@ -20,11 +20,12 @@ export function nextMonth(month: Date): Date {
   return new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1));
 }
 
-export function invoiceStatus(invoice: Pick<Invoice, 'month'>, now = new Date()): InvoiceStatus {
-  return nextMonth(invoice.month) > now ? 'pending' : 'issued';
+/** `month` as Prisma answers it, or as `reads` does (ISO 8601 text). */
+export function invoiceStatus(invoice: { month: Date | string }, now = new Date()): InvoiceStatus {
+  return nextMonth(new Date(invoice.month)) > now ? 'pending' : 'issued';
 }
 
-export function sumAmounts(items: readonly { amount: DecimalValue }[]): DecimalValue {
+export function sumAmounts(items: readonly { amount: DecimalValue | string }[]): DecimalValue {
   return items.reduce((sum, item) => sum.plus(item.amount), new Decimal(0));
 }
 

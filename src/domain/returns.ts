@@ -13,6 +13,8 @@ import { chargeReturnProcessingFee } from './invoices.ts';
 import { newId, newReturnId } from './ids.ts';
 import { currencyExponent, Decimal, type DecimalValue } from './money.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';
+import type { Plain } from '../db/reads/plain.ts';
+import type { Reads } from '../db/reads/reader.ts';
 
 // ---------------------------------------------------------------- the status machine
 
@@ -78,8 +80,13 @@ export const ITEM_AMOUNT_SELECT = {
 
 type ItemAmountRow = Prisma.ReturnItemGetPayload<{ select: typeof ITEM_AMOUNT_SELECT }>;
 
-/** An ordered item needs only its line; an imported one (no line) its unit price and its return's currency. */
-export type ItemAmountSource = Omit<ItemAmountRow, 'unitPrice' | 'return'> & Partial<Pick<ItemAmountRow, 'unitPrice' | 'return'>>;
+type ItemAmountFields = Omit<ItemAmountRow, 'unitPrice' | 'return'> & Partial<Pick<ItemAmountRow, 'unitPrice' | 'return'>>;
+
+/**
+ * An ordered item needs only its line; an imported one (no line) its unit price and its
+ * return's currency. As Prisma answers it inside a rule, or as `reads` answers it to a resolver.
+ */
+export type ItemAmountSource = ItemAmountFields | Plain<ItemAmountFields>;
 
 export interface ReturnItemAmounts {
   currency: string;
@@ -125,13 +132,13 @@ export function returnItemAmounts(item: ItemAmountSource): ReturnItemAmounts {
  * What the customer gets back for an item: the amount recorded when the return was
  * processed, the expected amount before that; nothing for exchange and keep outcomes.
  */
-export function itemRefund(item: ItemAmountSource & { outcome: ReturnOutcome; refundAmount: DecimalValue | null }): DecimalValue {
+export function itemRefund(item: ItemAmountSource & { outcome: ReturnOutcome; refundAmount: DecimalValue | string | null }): DecimalValue {
   if (item.outcome !== 'refund' && item.outcome !== 'credit') return new Decimal(0);
-  return item.refundAmount ?? returnItemAmounts(item).amount;
+  return item.refundAmount === null ? returnItemAmounts(item).amount : new Decimal(item.refundAmount);
 }
 
 /** Sum of the amounts of the items still on the return. */
-export function returnTotal(items: (ItemAmountSource & { removedAt: Date | null })[]): DecimalValue {
+export function returnTotal(items: (ItemAmountSource & { removedAt: Date | string | null })[]): DecimalValue {
   return items
     .filter((item) => item.removedAt === null)
     .reduce((sum, item) => sum.plus(returnItemAmounts(item).amount), new Decimal(0));
@@ -1001,8 +1008,8 @@ export interface ReturnPage {
 }
 
 /** The returns of a store matching the filters, one page of them. */
-export function listReturns(db: Db | Tx, storeId: string, filters: ReturnListFilters, page: ReturnPage, query: RowQuery = {}) {
-  return db.return.findMany({ ...query, where: { AND: [returnListWhere(storeId, filters), page.where] }, orderBy: page.orderBy, take: page.take });
+export function listReturns(reads: Reads, storeId: string, filters: ReturnListFilters, page: ReturnPage, query: RowQuery = {}) {
+  return reads.return.findMany({ ...query, where: { AND: [returnListWhere(storeId, filters), page.where] }, orderBy: page.orderBy, take: page.take });
 }
 
 // ---------------------------------------------------------------- advance shipping notice
@@ -1019,13 +1026,15 @@ export interface AsnRow {
   title: string;
   sku: string | null;
   barcode: string | null;
-  unitPrice: DecimalValue | null;
+  /** Exact decimal text. */
+  unitPrice: string | null;
   currency: string;
   carrier: string | null;
   trackingNumber: string | null;
   labelStatus: string | null;
-  createdAt: Date;
-  updatedAt: Date;
+  /** ISO 8601. */
+  createdAt: string;
+  updatedAt: string;
 }
 
 /** A product's scannable code: its UPC, else its first barcode. */
@@ -1045,13 +1054,13 @@ export const ITEM_DESCRIPTION_SELECT = {
   orderLineItem: { select: { title: true, sku: true, price: true, product: CODES } },
 } satisfies Prisma.ReturnItemSelect;
 
-type ItemDescriptionSource = Prisma.ReturnItemGetPayload<{ select: typeof ITEM_DESCRIPTION_SELECT }>;
+type ItemDescriptionSource = Plain<Prisma.ReturnItemGetPayload<{ select: typeof ITEM_DESCRIPTION_SELECT }>>;
 
 /** What the SKU of a returned item reads: less than a whole description (no product codes to load). */
 export const ITEM_SKU_SELECT = { sku: true, orderLineItem: { select: { sku: true } } } satisfies Prisma.ReturnItemSelect;
 
 /** An ordered item's SKU is its order line's; an imported one's is what the import recorded. */
-export function itemSku(item: Prisma.ReturnItemGetPayload<{ select: typeof ITEM_SKU_SELECT }>): string | null {
+export function itemSku(item: { sku: string | null; orderLineItem: { sku: string | null } | null }): string | null {
   return item.orderLineItem ? item.orderLineItem.sku : item.sku;
 }
 
@@ -1066,9 +1075,9 @@ export function describeItem(item: ItemDescriptionSource) {
  * One row per line item still on a return created in [from, to), oldest return first;
  * deleted returns are left out.
  */
-export async function listAsnRows(db: Db | Tx, storeId: string, window: { from: Date; to: Date }): Promise<AsnRow[]> {
+export async function listAsnRows(reads: Reads, storeId: string, window: { from: Date; to: Date }): Promise<AsnRow[]> {
   if (!(window.from < window.to)) throw new Invalid('from must be before to', { path: 'from' });
-  const items = await db.returnItem.findMany({
+  const items = await reads.returnItem.findMany({
     where: { removedAt: null, return: { storeId, status: { not: 'deleted' }, createdAt: { gte: window.from, lt: window.to } } },
     orderBy: [{ return: { createdAt: 'asc' } }, { return: { number: 'asc' } }, { orderLineItem: { position: 'asc' } }, { position: 'asc' }, { id: 'asc' }],
     select: {

@@ -7,15 +7,32 @@ import DataloaderPlugin from '@pothos/plugin-dataloader';
 import { GraphQLError } from 'graphql';
 import type PrismaTypes from '../generated/pothos-prisma-types.ts';
 import { getDatamodel } from '../generated/pothos-prisma-types.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Plain } from '../db/reads/plain.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { kindOfId } from '../domain/ids.ts';
 import type { GraphQLContext } from './context.ts';
 import { typenameForIdKind } from './nodeTypes.ts';
 import { DEFAULT_PAGE_SIZE } from './connectionArgs.ts';
 
+/**
+ * The models as resolvers see them: rows and relations as `ctx.reads` answers them (timestamps
+ * and amounts as exact text), which is also what plugin-prisma loads through.
+ */
+type PlainPrismaTypes = {
+  [M in keyof PrismaTypes]: Omit<PrismaTypes[M], 'Shape' | 'Relations'> & {
+    Shape: Plain<PrismaTypes[M]['Shape']>;
+    Relations: {
+      [R in keyof PrismaTypes[M]['Relations']]: Omit<PrismaTypes[M]['Relations'][R], 'Shape'> & {
+        Shape: Plain<PrismaTypes[M]['Relations'][R] extends { Shape: infer S } ? S : never>;
+      };
+    };
+  };
+};
+
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
-  PrismaTypes: PrismaTypes;
+  PrismaTypes: PlainPrismaTypes;
   AuthScopes: { authenticated: boolean; merchantUser: boolean; scope: Scope };
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
@@ -57,7 +74,8 @@ export const builder = new SchemaBuilder<{
     },
   },
   prisma: {
-    client: (ctx) => ctx.prisma,
+    // plugin-prisma only reads (a node by id, a relation its parent did not bring), through the reader's delegates.
+    client: (ctx) => ctx.reads as unknown as PrismaClient,
     dmmf: getDatamodel(),
     // Limits are enforced with clear errors by connectionArgs.ts; the plugin must never clamp silently.
     maxConnectionSize: 1000,

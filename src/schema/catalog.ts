@@ -4,6 +4,7 @@
 import DataLoader from 'dataloader';
 import type { Attribute as AttributeRow, Prisma, Product as ProductRow } from '../generated/prisma/client.ts';
 import * as catalog from '../domain/catalog.ts';
+import type { Plain } from '../db/reads/plain.ts';
 import { builder } from './builder.ts';
 import { perRequest, storeIdOf, type GraphQLContext } from './context.ts';
 import { LocationInventoryLevel, LocationInventoryLevelConnection } from './inventory.ts';
@@ -72,7 +73,7 @@ export const ProductOptionValue = builder.objectRef<{ name: string; value: strin
 
 // ---------------------------------------------------------------- attributes
 
-type AttributeShape = AttributeRow & { value: Prisma.JsonValue | null };
+type AttributeShape = Plain<AttributeRow> & { value: Prisma.JsonValue | null };
 
 export const Attribute = builder.objectRef<AttributeShape>('Attribute').implement({
   description: 'A merchant-defined attribute and, where it was reached from a product or family, its value there',
@@ -93,7 +94,7 @@ export const Attribute = builder.objectRef<AttributeShape>('Attribute').implemen
 registerNode(Attribute, {
   scope: 'products_read',
   load: async (id, ctx) => {
-    const attribute = await ctx.prisma.attribute.findFirst({ where: { id, storeId: storeIdOf(ctx) } });
+    const attribute = await ctx.reads.attribute.findFirst({ where: { id, storeId: storeIdOf(ctx) } });
     return attribute && { ...attribute, value: null };
   },
 });
@@ -114,7 +115,7 @@ function attributeLoader(ctx: GraphQLContext) {
         async (lookups) => {
           const productIds = lookups.flatMap((l) => ('productId' in l.owner ? [l.owner.productId] : []));
           const familyIds = lookups.flatMap((l) => ('familyId' in l.owner ? [l.owner.familyId] : []));
-          const attributes = await ctx.prisma.attribute.findMany({
+          const attributes = await ctx.reads.attribute.findMany({
             where: { storeId: { in: [...new Set(lookups.map((l) => l.storeId))] }, name: { in: [...new Set(lookups.map((l) => l.name))] } },
             include: { values: { where: { OR: [{ productId: { in: productIds } }, { familyId: { in: familyIds } }] } } },
           });
@@ -135,7 +136,7 @@ const attributeValuesSelection = {
   attributes: { include: { attribute: true }, orderBy: { attribute: { name: 'asc' } } },
 } as const satisfies Prisma.ProductSelect & Prisma.ProductFamilySelect;
 
-function attributesOf(values: { value: Prisma.JsonValue; attribute: AttributeRow }[]): AttributeShape[] {
+function attributesOf(values: { value: Prisma.JsonValue; attribute: Plain<AttributeRow> }[]): AttributeShape[] {
   return values.map((v) => ({ ...v.attribute, value: v.value }));
 }
 
@@ -154,7 +155,7 @@ export const ProductImage = builder.prismaObject('ProductImage', {
 
 registerNode(ProductImage, {
   scope: 'products_read',
-  load: (id, ctx, info) => ctx.prisma.productImage.findFirst({ ...fieldQuery(ctx, info, 'ProductImage'), where: { id, product: { storeId: storeIdOf(ctx) } } }),
+  load: (id, ctx, info) => ctx.reads.productImage.findFirst({ ...fieldQuery(ctx, info, 'ProductImage'), where: { id, product: { storeId: storeIdOf(ctx) } } }),
 });
 
 export const ProductFamilyImage = builder.prismaObject('ProductFamilyImage', {
@@ -240,7 +241,7 @@ export const Product = builder.prismaObject('Product', {
 
 registerNode(Product, {
   scope: 'products_read',
-  load: (id, ctx, info) => ctx.prisma.product.findFirst({ ...fieldQuery(ctx, info, 'Product'), where: { id, storeId: storeIdOf(ctx) } }),
+  load: (id, ctx, info) => ctx.reads.product.findFirst({ ...fieldQuery(ctx, info, 'Product'), where: { id, storeId: storeIdOf(ctx) } }),
 });
 
 /** The fulfillment view of a product: what a warehouse needs to handle it, readable by anyone who sees its stock. */
@@ -309,7 +310,7 @@ export const ProductFamily = builder.prismaObject('ProductFamily', {
 
 registerNode(ProductFamily, {
   scope: 'products_read',
-  load: (id, ctx, info) => ctx.prisma.productFamily.findFirst({ ...fieldQuery(ctx, info, 'ProductFamily'), where: { id, storeId: storeIdOf(ctx) } }),
+  load: (id, ctx, info) => ctx.reads.productFamily.findFirst({ ...fieldQuery(ctx, info, 'ProductFamily'), where: { id, storeId: storeIdOf(ctx) } }),
 });
 
 export const ProductFamilyConnection = builder.connectionObject({ type: ProductFamily, name: 'ProductFamilyConnection' });
@@ -339,7 +340,7 @@ builder.queryFields((t) => ({
     description: 'A product of the store; null when absent',
     authScopes: { scope: 'products_read' },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx, info) => ctx.prisma.product.findFirst({ ...fieldQuery(ctx, info, 'Product'), where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
+    resolve: (_root, args, ctx, info) => ctx.reads.product.findFirst({ ...fieldQuery(ctx, info, 'Product'), where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
   }),
   products: t.connection(
     {
@@ -364,7 +365,7 @@ builder.queryFields((t) => ({
           scope: 'products',
           sort: keysetSortOf(PRODUCT_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),
           fetch: ({ where, orderBy, take, cursorColumns }) =>
-            ctx.prisma.product.findMany({ ...connectionNodeQuery(ctx, info, 'Product', cursorColumns), where: { AND: [filter, where] }, orderBy, take } as Prisma.ProductFindManyArgs),
+            ctx.reads.product.findMany({ ...connectionNodeQuery(ctx, info, 'Product', cursorColumns), where: { AND: [filter, where] }, orderBy, take } as Prisma.ProductFindManyArgs),
         });
       },
     },
@@ -376,7 +377,7 @@ builder.queryFields((t) => ({
     description: 'A product family of the store; null when absent',
     authScopes: { scope: 'products_read' },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx, info) => ctx.prisma.productFamily.findFirst({ ...fieldQuery(ctx, info, 'ProductFamily'), where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
+    resolve: (_root, args, ctx, info) => ctx.reads.productFamily.findFirst({ ...fieldQuery(ctx, info, 'ProductFamily'), where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
   }),
   productFamilies: t.connection(
     {
@@ -394,7 +395,7 @@ builder.queryFields((t) => ({
           scope: 'productFamilies',
           sort: keysetSortOf(PRODUCT_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),
           fetch: ({ where, orderBy, take, cursorColumns }) =>
-            ctx.prisma.productFamily.findMany({
+            ctx.reads.productFamily.findMany({
               ...connectionNodeQuery(ctx, info, 'ProductFamily', cursorColumns),
               where: { AND: [{ storeId: storeIdOf(ctx) }, where] },
               orderBy,
@@ -420,7 +421,7 @@ builder.queryFields((t) => ({
           scope: 'attributes',
           sort: keysetSortOf(ATTRIBUTE_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),
           fetch: ({ where, orderBy, take }) =>
-            ctx.prisma.attribute.findMany({ where: { AND: [{ storeId: storeIdOf(ctx) }, where] }, orderBy, take } as Prisma.AttributeFindManyArgs),
+            ctx.reads.attribute.findMany({ where: { AND: [{ storeId: storeIdOf(ctx) }, where] }, orderBy, take } as Prisma.AttributeFindManyArgs),
         });
         return { ...page, edges: page.edges.map((e) => ({ cursor: e.cursor, node: { ...e.node, value: null } })) };
       },
@@ -542,7 +543,7 @@ interface DeletedImage<Owner> {
   userErrors: UserErrorShape[];
 }
 
-const ProductImageDeletePayload = builder.objectRef<DeletedImage<ProductRow>>('ProductImageDeletePayload').implement({
+const ProductImageDeletePayload = builder.objectRef<DeletedImage<Plain<ProductRow>>>('ProductImageDeletePayload').implement({
   fields: (t) => ({
     deletedImageId: t.id({ nullable: true, resolve: (p) => p.deletedImageId }),
     product: t.field({ type: Product, nullable: true, resolve: (p) => p.owner }),
@@ -550,7 +551,7 @@ const ProductImageDeletePayload = builder.objectRef<DeletedImage<ProductRow>>('P
   }),
 });
 
-const ProductFamilyImageDeletePayload = builder.objectRef<DeletedImage<Prisma.ProductFamilyGetPayload<object>>>('ProductFamilyImageDeletePayload').implement({
+const ProductFamilyImageDeletePayload = builder.objectRef<DeletedImage<Plain<Prisma.ProductFamilyGetPayload<object>>>>('ProductFamilyImageDeletePayload').implement({
   fields: (t) => ({
     deletedImageId: t.id({ nullable: true, resolve: (p) => p.deletedImageId }),
     productFamily: t.field({ type: ProductFamily, nullable: true, resolve: (p) => p.owner }),

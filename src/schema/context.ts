@@ -1,4 +1,5 @@
 import type { Database } from '../db/client.ts';
+import type { Reads } from '../db/reads/reader.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { AuthContext } from '../auth/authenticate.ts';
 import type { Logger } from '../logger.ts';
@@ -11,7 +12,10 @@ export const MAX_PAGE_SIZE: Record<Door, number> = { v3: 100, rest: 500, compat:
 
 export interface GraphQLContext {
   db: Database;
+  /** Writes, through the domain's services. */
   prisma: PrismaClient;
+  /** Every read a resolver makes: one statement, plain JSON (db/reads). */
+  reads: Reads;
   /** Null only for unauthenticated internal work; every door authenticates first. */
   auth: AuthContext | null;
   door: Door;
@@ -29,7 +33,7 @@ export function createContext(input: {
   logger: Logger;
   requestId: string;
 }): GraphQLContext {
-  return { ...input, prisma: input.db.prisma, maxPageSize: MAX_PAGE_SIZE[input.door], cache: new Map() };
+  return { ...input, prisma: input.db.prisma, reads: input.db.reads, maxPageSize: MAX_PAGE_SIZE[input.door], cache: new Map() };
 }
 
 /** A per-request value (typically a DataLoader) created on first use. */

@@ -8,6 +8,7 @@ import { builder } from './builder.ts';
 import { storeIdOf } from './context.ts';
 import { eventListArgs, newestEventsFirst } from './eventLists.ts';
 import { UserError, type UserErrorShape } from './userErrors.ts';
+import { toPlain } from '../db/reads/plain.ts';
 
 const EVENT_SHAPE =
   '{eventName, customer: {id?, email?, phoneNumber?, firstName?, lastName?, location?, customFields?}, eventTimestamp?, data?, value?, valueCurrency?, uniqueId?}';
@@ -38,7 +39,7 @@ builder.queryField('customEvents', (t) =>
       authScopes: { scope: 'customers_read' },
       args: eventListArgs(t.arg),
       resolve: (_root, args, ctx, info) =>
-        newestEventsFirst({ args, ctx, info, typeName: 'CustomEvent', scope: 'customEvents', findMany: (query) => ctx.prisma.customEvent.findMany(query) }),
+        newestEventsFirst({ args, ctx, info, typeName: 'CustomEvent', scope: 'customEvents', findMany: (query) => ctx.reads.customEvent.findMany(query) }),
     },
     CustomEventConnection,
   ),
@@ -46,7 +47,7 @@ builder.queryField('customEvents', (t) =>
 
 const CreateCustomEventPayload = builder.objectRef<{ event: CustomEventRow; duplicate: boolean }>('CreateCustomEventPayload').implement({
   fields: (t) => ({
-    event: t.field({ type: CustomEvent, nullable: false, resolve: (p) => p.event, description: 'For a duplicate, the event stored first with its uniqueId' }),
+    event: t.field({ type: CustomEvent, nullable: false, resolve: (p) => toPlain(p.event), description: 'For a duplicate, the event stored first with its uniqueId' }),
     duplicate: t.exposeBoolean('duplicate', { nullable: false, description: 'True when the uniqueId was already stored: nothing was written' }),
   }),
 });
@@ -57,7 +58,7 @@ const CustomEventResultRef = builder.objectRef<CustomEventResult>('CustomEventRe
     index: t.exposeInt('index', { nullable: false, description: 'Position of the event in the request' }),
     accepted: t.boolean({ nullable: false, resolve: (r) => r.outcome !== null }),
     duplicate: t.boolean({ nullable: false, resolve: (r) => r.outcome?.duplicate ?? false }),
-    event: t.field({ type: CustomEvent, nullable: true, resolve: (r) => r.outcome?.event ?? null }),
+    event: t.field({ type: CustomEvent, nullable: true, resolve: (r) => (r.outcome ? toPlain(r.outcome.event) : null) }),
     userErrors: t.field({
       type: [UserError],
       nullable: false,

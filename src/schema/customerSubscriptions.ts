@@ -6,6 +6,7 @@ import type { Customer as CustomerRow } from '../generated/prisma/client.ts';
 import { builder } from './builder.ts';
 import { storeIdOf } from './context.ts';
 import { Customer } from './customers.ts';
+import { toPlain } from '../db/reads/plain.ts';
 
 const SubscriptionChannel = builder.enumType('SubscriptionChannel', { values: ['EMAIL', 'SMS'] as const });
 const SubscriptionKind = builder.enumType('SubscriptionKind', { values: ['MARKETING', 'TRANSACTIONAL'] as const });
@@ -108,7 +109,7 @@ const CustomerSubscriptionsPayload = builder
   .objectRef<{ customer: CustomerRow; created: boolean; updatedSubscriptions: UpdatedSubscriptions }>('CustomerSubscriptionsPayload')
   .implement({
     fields: (t) => ({
-      customer: t.field({ type: Customer, nullable: false, resolve: (p) => p.customer }),
+      customer: t.field({ type: Customer, nullable: false, resolve: (p) => toPlain(p.customer) }),
       created: t.exposeBoolean('created', { nullable: false, description: 'True when no customer had the e-mail or phone number' }),
       updatedSubscriptions: t.field({ type: UpdatedSubscriptionsRef, nullable: false, resolve: (p) => p.updatedSubscriptions }),
     }),

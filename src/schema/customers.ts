@@ -15,6 +15,7 @@ import {
 import { builder } from './builder.ts';
 import { storeIdOf, hasAnyScope } from './context.ts';
 import { keysetConnection } from './keyset.ts';
+import { toPlain } from '../db/reads/plain.ts';
 
 // Writers get the customer they wrote back; readers see every customer.
 const CUSTOMER_AUDIENCE: readonly Scope[] = ['customers_read', 'customers_write'];
@@ -108,7 +109,7 @@ const CustomerUpsertPayload = builder
   .objectRef<{ customer: CustomerRow; created: boolean }>('CustomerUpsertPayload')
   .implement({
     fields: (t) => ({
-      customer: t.field({ type: Customer, nullable: false, resolve: (p) => p.customer }),
+      customer: t.field({ type: Customer, nullable: false, resolve: (p) => toPlain(p.customer) }),
       created: t.exposeBoolean('created', { nullable: false, description: 'True when a new customer was made' }),
     }),
   });
@@ -132,7 +133,7 @@ builder.queryFields((t) => ({
     authScopes: { scope: 'customers_read' },
     args: { email: t.arg.string({ required: true }) },
     resolve: (query, _root, args, ctx) =>
-      ctx.prisma.customer.findUnique({ ...query, where: { storeId_email: { storeId: storeIdOf(ctx), email: customerEmailKey(args.email) } } }),
+      ctx.reads.customer.findUnique({ ...query, where: { storeId_email: { storeId: storeIdOf(ctx), email: customerEmailKey(args.email) } } }),
   }),
   customers: t.connection(
     {
@@ -152,7 +153,7 @@ builder.queryFields((t) => ({
           sort: { field: 'updatedAt', kind: 'date', direction: 'desc' },
           scope: 'customers',
           fetch: ({ where, orderBy, take }) =>
-            ctx.prisma.customer.findMany({
+            ctx.reads.customer.findMany({
               // The nodes' own selections (custom fields) load in this same query.
               ...queryFromInfo({ context: ctx, info, typeName: 'Customer', paths: [['edges', 'node'], ['nodes']] }),
               where: { AND: [where, { storeId, updatedAt }] },

@@ -4,6 +4,7 @@ import { createFulfillment, deleteOrder, findOrder, updateShipmentStatus } from 
 import { builder } from './builder.ts';
 import { storeIdOf } from './context.ts';
 import { Order } from './orders.ts';
+import { toPlain } from '../db/reads/plain.ts';
 
 const TrackingLocation = builder.objectRef<{ city: string | null; state: string | null; country: string | null; postalCode: string | null }>('TrackingLocation').implement({
   fields: (t) => ({
@@ -64,7 +65,7 @@ builder.queryField('orderByReference', (t) =>
     args: { reference: t.arg.string({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const order = await findOrder(ctx.prisma, storeIdOf(ctx), { reference: args.reference, byName: true });
-      return order && ctx.prisma.order.findUnique({ ...query, where: { id: order.id } });
+      return order && ctx.reads.order.findUnique({ ...query, where: { id: order.id } });
     },
   }),
 );
@@ -123,7 +124,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (query, _root, { orderId, input }, ctx) => {
       const created = await createFulfillment(ctx.prisma, storeIdOf(ctx), orderId, input);
-      return ctx.prisma.fulfillment.findUniqueOrThrow({ ...query, where: { id: created.id } });
+      return ctx.reads.fulfillment.findUniqueOrThrow({ ...query, where: { id: created.id } });
     },
   }),
   updateFulfillmentShipmentStatus: t.prismaField({
@@ -138,7 +139,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (query, _root, { orderId, fulfillmentId, input }, ctx) => {
       const updated = await updateShipmentStatus(ctx.prisma, storeIdOf(ctx), orderId, fulfillmentId, input);
-      return ctx.prisma.fulfillment.findUniqueOrThrow({ ...query, where: { id: updated.id } });
+      return ctx.reads.fulfillment.findUniqueOrThrow({ ...query, where: { id: updated.id } });
     },
   }),
   deleteOrder: t.field({
@@ -147,6 +148,6 @@ builder.mutationFields((t) => ({
     description: 'Deletes an order without returns, releases its committed stock and records order.deleted; answers the order as it was',
     authScopes: { scope: 'orders_write' },
     args: { orderId: t.arg.string({ required: true, description: "Our ord_ id or the merchant's orderId" }) },
-    resolve: (_root, { orderId }, ctx) => deleteOrder(ctx.prisma, storeIdOf(ctx), orderId),
+    resolve: async (_root, { orderId }, ctx) => toPlain(await deleteOrder(ctx.prisma, storeIdOf(ctx), orderId)),
   }),
 }));

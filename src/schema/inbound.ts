@@ -34,7 +34,7 @@ export const InboundShipmentItem = builder.prismaObject('InboundShipmentItem', {
 
 registerNode(InboundShipmentItem, {
   scope: 'inventory_read',
-  load: (id, ctx, info) => ctx.prisma.inboundShipmentItem.findFirst({ ...fieldQuery(ctx, info, 'InboundShipmentItem'), where: { id, shipment: { storeId: storeIdOf(ctx) } } }),
+  load: (id, ctx, info) => ctx.reads.inboundShipmentItem.findFirst({ ...fieldQuery(ctx, info, 'InboundShipmentItem'), where: { id, shipment: { storeId: storeIdOf(ctx) } } }),
 });
 
 export const InboundShipmentItemConnection = builder.connectionObject({ type: InboundShipmentItem, name: 'InboundShipmentItemConnection' });
@@ -130,7 +130,7 @@ export const InboundShipment = builder.prismaObject('InboundShipment', {
 
 registerNode(InboundShipment, {
   scope: 'inventory_read',
-  load: (id, ctx, info) => ctx.prisma.inboundShipment.findFirst({ ...fieldQuery(ctx, info, 'InboundShipment'), where: { id, storeId: storeIdOf(ctx) } }),
+  load: (id, ctx, info) => ctx.reads.inboundShipment.findFirst({ ...fieldQuery(ctx, info, 'InboundShipment'), where: { id, storeId: storeIdOf(ctx) } }),
 });
 
 export const InboundShipmentConnection = builder.connectionObject({ type: InboundShipment, name: 'InboundShipmentConnection' });
@@ -154,7 +154,7 @@ builder.queryFields((t) => ({
     description: 'An inbound shipment of the store; null when absent',
     authScopes: { scope: 'inventory_read' },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx, info) => ctx.prisma.inboundShipment.findFirst({ ...fieldQuery(ctx, info, 'InboundShipment'), where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
+    resolve: (_root, args, ctx, info) => ctx.reads.inboundShipment.findFirst({ ...fieldQuery(ctx, info, 'InboundShipment'), where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
   }),
   inboundShipments: t.connection(
     {
@@ -185,7 +185,7 @@ builder.queryFields((t) => ({
           scope: 'inboundShipments',
           sort: keysetSortOf(SHIPMENT_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),
           fetch: ({ where, orderBy, take, cursorColumns }) =>
-            ctx.prisma.inboundShipment.findMany({
+            ctx.reads.inboundShipment.findMany({
               ...connectionNodeQuery(ctx, info, 'InboundShipment', cursorColumns),
               where: { AND: [filter, where] },
               orderBy,

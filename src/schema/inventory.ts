@@ -42,7 +42,7 @@ export const LocationInventoryLevel = builder.prismaObject('InventoryLevel', {
 
 registerNode(LocationInventoryLevel, {
   scope: 'inventory_read',
-  load: (id, ctx, info) => ctx.prisma.inventoryLevel.findFirst({ ...fieldQuery(ctx, info, 'LocationInventoryLevel'), where: { id, ...inventory.visibleLevelWhere(storeIdOf(ctx)) } }),
+  load: (id, ctx, info) => ctx.reads.inventoryLevel.findFirst({ ...fieldQuery(ctx, info, 'LocationInventoryLevel'), where: { id, ...inventory.visibleLevelWhere(storeIdOf(ctx)) } }),
 });
 
 export const LocationInventoryLevelConnection = builder.connectionObject({ type: LocationInventoryLevel, name: 'LocationInventoryLevelConnection' });
@@ -78,7 +78,7 @@ export const Location = builder.prismaObject('Location', {
 
 registerNode(Location, {
   scope: 'locations_read',
-  load: (id, ctx, info) => ctx.prisma.location.findFirst({ ...fieldQuery(ctx, info, 'Location'), where: { id, ...inventory.visibleLocationWhere(storeIdOf(ctx)) } }),
+  load: (id, ctx, info) => ctx.reads.location.findFirst({ ...fieldQuery(ctx, info, 'Location'), where: { id, ...inventory.visibleLocationWhere(storeIdOf(ctx)) } }),
 });
 
 export const LocationConnection = builder.connectionObject({ type: Location, name: 'LocationConnection' });
@@ -108,7 +108,7 @@ builder.queryFields((t) => ({
     authScopes: { scope: 'inventory_read' },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx, info) =>
-      ctx.prisma.inventoryLevel.findFirst({ ...fieldQuery(ctx, info, 'LocationInventoryLevel'), where: { id: String(args.id), ...inventory.visibleLevelWhere(storeIdOf(ctx)) } }),
+      ctx.reads.inventoryLevel.findFirst({ ...fieldQuery(ctx, info, 'LocationInventoryLevel'), where: { id: String(args.id), ...inventory.visibleLevelWhere(storeIdOf(ctx)) } }),
   }),
   inventoryLevels: t.connection(
     {
@@ -140,7 +140,7 @@ builder.queryFields((t) => ({
           scope: 'inventoryLevels',
           sort: keysetSortOf(LEVEL_SORT_KEYS[args.orderBy ?? 'UPDATED_AT'], args.reverse),
           fetch: ({ where, orderBy, take, cursorColumns }) =>
-            ctx.prisma.inventoryLevel.findMany({
+            ctx.reads.inventoryLevel.findMany({
               ...connectionNodeQuery(ctx, info, 'LocationInventoryLevel', cursorColumns),
               where: { AND: [filter, where] },
               orderBy,
@@ -158,7 +158,7 @@ builder.queryFields((t) => ({
     authScopes: { scope: 'locations_read' },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx, info) =>
-      ctx.prisma.location.findFirst({ ...fieldQuery(ctx, info, 'Location'), where: { id: String(args.id), ...inventory.visibleLocationWhere(storeIdOf(ctx)) } }),
+      ctx.reads.location.findFirst({ ...fieldQuery(ctx, info, 'Location'), where: { id: String(args.id), ...inventory.visibleLocationWhere(storeIdOf(ctx)) } }),
   }),
   locations: t.connection(
     {
@@ -176,7 +176,7 @@ builder.queryFields((t) => ({
           scope: 'locations',
           sort: keysetSortOf(LOCATION_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),
           fetch: ({ where, orderBy, take, cursorColumns }) =>
-            ctx.prisma.location.findMany({
+            ctx.reads.location.findMany({
               ...connectionNodeQuery(ctx, info, 'Location', cursorColumns),
               where: { AND: [inventory.visibleLocationWhere(storeIdOf(ctx)), where] },
               orderBy,

@@ -5,6 +5,7 @@ import { builder } from './builder.ts';
 import { storeIdOf } from './context.ts';
 import { money, Money } from './scalars.ts';
 import { payloadType, withUserErrors } from './userErrors.ts';
+import { toPlain } from '../db/reads/plain.ts';
 
 export const InvoiceStatus = builder.enumType('InvoiceStatus', {
   values: {
@@ -36,7 +37,7 @@ builder.prismaObject('InvoiceItem', {
 builder.prismaObject('Invoice', {
   fields: (t) => ({
     id: t.exposeID('id', { nullable: false }),
-    month: t.string({ nullable: false, description: 'YYYY-MM (UTC)', resolve: (i) => i.month.toISOString().slice(0, 7) }),
+    month: t.string({ nullable: false, description: 'YYYY-MM (UTC)', resolve: (i) => i.month.slice(0, 7) }),
     status: t.field({ type: InvoiceStatus, nullable: false, resolve: (i) => (invoiceStatus(i) === 'pending' ? 'PENDING' : 'ISSUED') }),
     charge: t.field({
       type: Money,
@@ -71,7 +72,7 @@ builder.queryFields((t) => ({
     description: 'Every invoice of the store, newest month first',
     authScopes: { scope: 'invoices_read' },
     resolve: (query, _root, _args, ctx) =>
-      ctx.prisma.invoice.findMany({ ...query, where: { storeId: storeIdOf(ctx) }, orderBy: [{ month: 'desc' }, { currency: 'asc' }] }),
+      ctx.reads.invoice.findMany({ ...query, where: { storeId: storeIdOf(ctx) }, orderBy: [{ month: 'desc' }, { currency: 'asc' }] }),
   }),
   invoice: t.prismaField({
     type: 'Invoice',
@@ -79,7 +80,7 @@ builder.queryFields((t) => ({
     description: 'Null when the store has no invoice with this id',
     authScopes: { scope: 'invoices_read' },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (query, _root, args, ctx) => ctx.prisma.invoice.findFirst({ ...query, where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
+    resolve: (query, _root, args, ctx) => ctx.reads.invoice.findFirst({ ...query, where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
   }),
   pendingInvoices: t.prismaField({
     type: ['Invoice'],
@@ -87,7 +88,7 @@ builder.queryFields((t) => ({
     description: 'The invoices of the current month (one per currency charged; none before the first charge)',
     authScopes: { scope: 'invoices_read' },
     resolve: (query, _root, _args, ctx) =>
-      ctx.prisma.invoice.findMany({ ...query, where: { storeId: storeIdOf(ctx), month: monthOf(new Date()) }, orderBy: [{ currency: 'asc' }] }),
+      ctx.reads.invoice.findMany({ ...query, where: { storeId: storeIdOf(ctx), month: monthOf(new Date()) }, orderBy: [{ currency: 'asc' }] }),
   }),
   billingSettings: t.prismaField({
     type: BillingSettings,
@@ -95,10 +96,10 @@ builder.queryFields((t) => ({
     authScopes: { scope: 'invoices_read' },
     resolve: async (query, _root, _args, ctx) => {
       const storeId = storeIdOf(ctx);
-      const stored = await ctx.prisma.billingSetting.findUnique({ ...query, where: { storeId } });
+      const stored = await ctx.reads.billingSetting.findUnique({ ...query, where: { storeId } });
       if (stored) return stored;
-      const store = await ctx.prisma.store.findUniqueOrThrow({ where: { id: storeId }, select: { currency: true } });
-      return { ...(await billingSetting(ctx.prisma, storeId)), store };
+      const store = await ctx.reads.store.findUniqueOrThrow({ where: { id: storeId }, select: { currency: true } });
+      return { ...toPlain(await billingSetting(ctx.prisma, storeId)), store };
     },
   }),
 }));
@@ -121,7 +122,7 @@ builder.mutationField('billingSettingsUpdate', (t) =>
       withUserErrors({ ctx, info, input: 'input' }, async () => {
         const storeId = storeIdOf(ctx);
         const setting = await updateBillingSettings(ctx.prisma, storeId, { returnProcessingFee: String(input.returnProcessingFee) });
-        const store = await ctx.prisma.store.findUniqueOrThrow({ where: { id: storeId }, select: { currency: true } });
+        const store = await ctx.reads.store.findUniqueOrThrow({ where: { id: storeId }, select: { currency: true } });
         return { ...setting, store };
       }),
   }),

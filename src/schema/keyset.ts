@@ -97,7 +97,7 @@ export function decodeCursor(scope: string, cursor: string): { value: CursorValu
 
 function toCursorValue(value: unknown, kind: SortValueKind): CursorValue {
   if (value === null || value === undefined) return null;
-  if (kind === 'date') return (value as Date).toISOString();
+  if (kind === 'date') return value instanceof Date ? value.toISOString() : String(value);
   if (kind === 'number') return Number(value);
   return String(value);
 }

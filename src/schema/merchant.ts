@@ -30,7 +30,7 @@ const CreateApiClientPayload = builder.objectRef<{ id: string; secret: string }>
     apiClient: t.prismaField({
       type: 'ApiClient',
       nullable: false,
-      resolve: (query, payload, _args, ctx) => ctx.prisma.apiClient.findUniqueOrThrow({ ...query, where: { id: payload.id } }),
+      resolve: (query, payload, _args, ctx) => ctx.reads.apiClient.findUniqueOrThrow({ ...query, where: { id: payload.id } }),
     }),
     secret: t.exposeString('secret', { nullable: false, description: 'Shown this once; only its hash is kept' }),
   }),
@@ -45,7 +45,7 @@ builder.queryFields((t) => ({
     description: "The store's API clients, newest first (a merchant user's session only)",
     authScopes: MERCHANT_ONLY,
     resolve: (query, _root, _args, ctx) =>
-      ctx.prisma.apiClient.findMany({ ...query, where: { storeId: storeIdOf(ctx) }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
+      ctx.reads.apiClient.findMany({ ...query, where: { storeId: storeIdOf(ctx) }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
   }),
   orders: t.connection(
     {
@@ -61,7 +61,7 @@ builder.queryFields((t) => ({
           sort: { field: 'createdAt', kind: 'date', direction: 'desc' },
           scope: 'orders',
           fetch: ({ where, orderBy, take }) =>
-            ctx.prisma.order.findMany({
+            ctx.reads.order.findMany({
               ...queryFromInfo({ context: ctx, info, typeName: 'Order', paths: [['edges', 'node'], ['nodes']] }),
               where: { AND: [where, { storeId }, args.name ? { name: args.name } : {}] },
               orderBy,
@@ -92,7 +92,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       await revokeApiClient(ctx.prisma, String(args.id), storeIdOf(ctx));
-      return ctx.prisma.apiClient.findUniqueOrThrow({ ...query, where: { id: String(args.id) } });
+      return ctx.reads.apiClient.findUniqueOrThrow({ ...query, where: { id: String(args.id) } });
     },
   }),
 }));

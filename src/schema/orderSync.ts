@@ -6,6 +6,7 @@ import { builder } from './builder.ts';
 import { storeIdOf } from './context.ts';
 import { FulfillmentLineInput } from './fulfillments.ts';
 import { Order, OrderAddressInput, OrderCustomerInput, orderLineInputFields } from './orders.ts';
+import { toPlain } from '../db/reads/plain.ts';
 
 type FieldBuilder = Parameters<typeof orderLineInputFields>[0];
 
@@ -60,7 +61,7 @@ const OrderSyncInput = builder.inputType('OrderSyncInput', {
 
 const OrderSyncPayload = builder.objectRef<{ order: OrderRow; created: boolean }>('OrderSyncPayload').implement({
   fields: (t) => ({
-    order: t.field({ type: Order, nullable: false, resolve: (payload) => payload.order }),
+    order: t.field({ type: Order, nullable: false, resolve: (payload) => toPlain(payload.order) }),
     created: t.exposeBoolean('created', { nullable: false, description: 'True when this sync created the order' }),
   }),
 });

@@ -6,6 +6,7 @@ import { builder } from './builder.ts';
 import { hasAnyScope, storeIdOf } from './context.ts';
 import { money, Money } from './scalars.ts';
 import { Location } from './inventory.ts';
+import { toPlain } from '../db/reads/plain.ts';
 
 // Order readers: order clients, and return clients (a return shows the order it belongs to).
 const ORDER_AUDIENCE: readonly Scope[] = ['orders_read', 'orders_write', 'returns_read', 'returns_write'];
@@ -152,7 +153,7 @@ builder.queryFields((t) => ({
     description: 'An order of the store by our id (ord_); null when absent',
     authScopes: { scope: 'orders_read' },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (query, _root, args, ctx) => ctx.prisma.order.findFirst({ ...query, where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
+    resolve: (query, _root, args, ctx) => ctx.reads.order.findFirst({ ...query, where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
   }),
   orderByExternalId: t.prismaField({
     type: 'Order',
@@ -161,7 +162,7 @@ builder.queryFields((t) => ({
     authScopes: { scope: 'orders_read' },
     args: { externalId: t.arg.string({ required: true }) },
     resolve: (query, _root, args, ctx) =>
-      ctx.prisma.order.findUnique({ ...query, where: { storeId_externalId: { storeId: storeIdOf(ctx), externalId: args.externalId } } }),
+      ctx.reads.order.findUnique({ ...query, where: { storeId_externalId: { storeId: storeIdOf(ctx), externalId: args.externalId } } }),
   }),
 }));
 
@@ -247,6 +248,6 @@ builder.mutationField('createOrder', (t) =>
     description: 'Creates an order, commits stock at its fulfillment location and records order.created',
     authScopes: { scope: 'orders_write' },
     args: { input: t.arg({ type: OrderInput, required: true }) },
-    resolve: (_root, { input }, ctx) => createOrder(ctx.prisma, storeIdOf(ctx), { ...input, locationId: input.locationId?.toString() }),
+    resolve: async (_root, { input }, ctx) => toPlain(await createOrder(ctx.prisma, storeIdOf(ctx), { ...input, locationId: input.locationId?.toString() })),
   }),
 );

@@ -42,7 +42,7 @@ export const PurchaseOrderItem = builder.prismaObject('PurchaseOrderItem', {
 
 registerNode(PurchaseOrderItem, {
   scope: 'inventory_read',
-  load: (id, ctx, info) => ctx.prisma.purchaseOrderItem.findFirst({ ...fieldQuery(ctx, info, 'PurchaseOrderItem'), where: { id, purchaseOrder: { storeId: storeIdOf(ctx) } } }),
+  load: (id, ctx, info) => ctx.reads.purchaseOrderItem.findFirst({ ...fieldQuery(ctx, info, 'PurchaseOrderItem'), where: { id, purchaseOrder: { storeId: storeIdOf(ctx) } } }),
 });
 
 export const PurchaseOrderItemConnection = builder.connectionObject({ type: PurchaseOrderItem, name: 'PurchaseOrderItemConnection' });
@@ -66,7 +66,7 @@ export const PurchaseOrder = builder.prismaObject('PurchaseOrder', {
 
 registerNode(PurchaseOrder, {
   scope: 'inventory_read',
-  load: (id, ctx, info) => ctx.prisma.purchaseOrder.findFirst({ ...fieldQuery(ctx, info, 'PurchaseOrder'), where: { id, storeId: storeIdOf(ctx) } }),
+  load: (id, ctx, info) => ctx.reads.purchaseOrder.findFirst({ ...fieldQuery(ctx, info, 'PurchaseOrder'), where: { id, storeId: storeIdOf(ctx) } }),
 });
 
 export const PurchaseOrderConnection = builder.connectionObject({ type: PurchaseOrder, name: 'PurchaseOrderConnection' });
@@ -89,7 +89,7 @@ builder.queryFields((t) => ({
     description: 'A purchase order of the store; null when absent',
     authScopes: { scope: 'inventory_read' },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx, info) => ctx.prisma.purchaseOrder.findFirst({ ...fieldQuery(ctx, info, 'PurchaseOrder'), where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
+    resolve: (_root, args, ctx, info) => ctx.reads.purchaseOrder.findFirst({ ...fieldQuery(ctx, info, 'PurchaseOrder'), where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
   }),
   purchaseOrders: t.connection(
     {
@@ -116,7 +116,7 @@ builder.queryFields((t) => ({
           scope: 'purchaseOrders',
           sort: keysetSortOf(PURCHASE_ORDER_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),
           fetch: ({ where, orderBy, take, cursorColumns }) =>
-            ctx.prisma.purchaseOrder.findMany({
+            ctx.reads.purchaseOrder.findMany({
               ...connectionNodeQuery(ctx, info, 'PurchaseOrder', cursorColumns),
               where: { AND: [filter, where] },
               orderBy,

@@ -5,6 +5,7 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Scope } from '../auth/scopes.ts';
 import type { Return as ReturnRow } from '../generated/prisma/client.ts';
+import type { Plain } from '../db/reads/plain.ts';
 import {
   addReturnNote,
   setReturnTags,
@@ -295,7 +296,7 @@ function returnQuery(ctx: GraphQLContext, info: GraphQLResolveInfo, paths: strin
 }
 
 function loadReturn(ctx: GraphQLContext, info: GraphQLResolveInfo, id: string, path: string[] = []) {
-  return ctx.prisma.return.findUniqueOrThrow({ ...returnQuery(ctx, info, [path]), where: { id } });
+  return ctx.reads.return.findUniqueOrThrow({ ...returnQuery(ctx, info, [path]), where: { id } });
 }
 
 builder.queryFields((t) => ({
@@ -317,12 +318,12 @@ builder.queryFields((t) => ({
       resolve: (_root, args, ctx, info) => {
         const sort: KeysetSort = { field: args.sortKey ?? 'updatedAt', kind: 'date', direction: 'desc' };
         const query = returnQuery(ctx, info, [['edges', 'node'], ['nodes']]);
-        return keysetConnection<ReturnRow>({
+        return keysetConnection<Plain<ReturnRow>>({
           args,
           sort,
           scope: 'returns',
           fetch: (page) =>
-            listReturns(ctx.prisma, storeIdOf(ctx), { ...args, statuses: args.status }, page as ReturnPage, withCursorColumns(query, page.cursorColumns)),
+            listReturns(ctx.reads, storeIdOf(ctx), { ...args, statuses: args.status }, page as ReturnPage, withCursorColumns(query, page.cursorColumns)),
         });
       },
     },
@@ -335,7 +336,7 @@ builder.queryFields((t) => ({
     description: 'A return of the store by its svc_id; null when absent',
     authScopes: { scope: 'returns_read' },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (query, _root, args, ctx) => ctx.prisma.return.findFirst({ ...query, where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
+    resolve: (query, _root, args, ctx) => ctx.reads.return.findFirst({ ...query, where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
   }),
   findReturn: t.prismaField({
     type: 'Return',
@@ -347,7 +348,7 @@ builder.queryFields((t) => ({
     args: returnRefArgs(t),
     resolve: async (query, _root, args, ctx) => {
       const id = await findReturnId(ctx.prisma, storeIdOf(ctx), refOf(args));
-      return ctx.prisma.return.findUniqueOrThrow({ ...query, where: { id } });
+      return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
   returnAsnRows: t.field({
@@ -356,7 +357,7 @@ builder.queryFields((t) => ({
     description: 'One row per line item on the returns created in [from, to), oldest first',
     authScopes: { scope: 'returns_read' },
     args: { from: t.arg({ type: 'DateTime', required: true }), to: t.arg({ type: 'DateTime', required: true }) },
-    resolve: (_root, args, ctx) => listAsnRows(ctx.prisma, storeIdOf(ctx), { from: args.from, to: args.to }),
+    resolve: (_root, args, ctx) => listAsnRows(ctx.reads, storeIdOf(ctx), { from: args.from, to: args.to }),
   }),
 }));
 
@@ -443,7 +444,7 @@ export const SettableReturnStatus = builder.enumType('SettableReturnStatus', {
   } as const,
 });
 
-const CreateReturnPayload = builder.objectRef<{ return: ReturnRow; replayed: boolean }>('CreateReturnPayload').implement({
+const CreateReturnPayload = builder.objectRef<{ return: Plain<ReturnRow>; replayed: boolean }>('CreateReturnPayload').implement({
   fields: (t) => ({
     return: t.field({ type: Return, nullable: false, resolve: (payload) => payload.return }),
     replayed: t.exposeBoolean('replayed', { nullable: false, description: 'True when the idempotency key replayed an earlier creation' }),
@@ -461,7 +462,7 @@ function transitionField(t: Parameters<Parameters<typeof builder.mutationFields>
     args: returnRefArgs(t),
     resolve: async (query, _root, args, ctx) => {
       const id = await transition(ctx.prisma, storeIdOf(ctx), refOf(args));
-      return ctx.prisma.return.findUniqueOrThrow({ ...query, where: { id } });
+      return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
     },
   });
 }
@@ -508,7 +509,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const decisions = args.items.map((item) => ({ itemId: String(item.itemId), reject: item.reject ?? false }));
       const id = await processReturnItems(ctx.prisma, storeIdOf(ctx), refOf(args), decisions);
-      return ctx.prisma.return.findUniqueOrThrow({ ...query, where: { id } });
+      return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
   deleteReturn: transitionField(t, deleteReturn, 'Deletes the return: no further operation, its items are released'),
@@ -520,7 +521,7 @@ builder.mutationFields((t) => ({
     args: { ...returnRefArgs(t), status: t.arg({ type: SettableReturnStatus, required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const id = await setReturnStatus(ctx.prisma, storeIdOf(ctx), refOf(args), args.status);
-      return ctx.prisma.return.findUniqueOrThrow({ ...query, where: { id } });
+      return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
   removeReturnItems: t.prismaField({
@@ -531,7 +532,7 @@ builder.mutationFields((t) => ({
     args: { ...returnRefArgs(t), lineItemIds: t.arg.idList({ required: true, description: 'ReturnItem ids' }) },
     resolve: async (query, _root, args, ctx) => {
       const id = await removeReturnItems(ctx.prisma, storeIdOf(ctx), refOf(args), args.lineItemIds.map(String));
-      return ctx.prisma.return.findUniqueOrThrow({ ...query, where: { id } });
+      return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
   addReturnNote: t.prismaField({
@@ -542,7 +543,7 @@ builder.mutationFields((t) => ({
     args: { ...returnRefArgs(t), content: t.arg.string({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const { noteId } = await addReturnNote(ctx.prisma, storeIdOf(ctx), refOf(args), args.content);
-      return ctx.prisma.returnNote.findUniqueOrThrow({ ...query, where: { id: noteId } });
+      return ctx.reads.returnNote.findUniqueOrThrow({ ...query, where: { id: noteId } });
     },
   }),
 }));
@@ -556,7 +557,7 @@ builder.mutationFields((t) => ({
     args: { ...returnRefArgs(t), tags: t.arg.stringList({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const id = await setReturnTags(ctx.prisma, storeIdOf(ctx), refOf(args), args.tags);
-      return ctx.prisma.return.findUniqueOrThrow({ ...query, where: { id } });
+      return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
 }));
@@ -653,7 +654,7 @@ builder.queryFields((t) => ({
     nullable: false,
     description: 'Every return tag of the store, by name',
     authScopes: { scope: 'returns_read' },
-    resolve: (query, _root, _args, ctx) => ctx.prisma.returnTag.findMany({ ...query, where: { storeId: storeIdOf(ctx) }, orderBy: { name: 'asc' } }),
+    resolve: (query, _root, _args, ctx) => ctx.reads.returnTag.findMany({ ...query, where: { storeId: storeIdOf(ctx) }, orderBy: { name: 'asc' } }),
   }),
 }));
 
@@ -666,7 +667,7 @@ builder.mutationFields((t) => ({
     args: { name: t.arg.string({ required: true }), pillTheme: t.arg.string({ required: true }), newName: t.arg.string() },
     resolve: async (query, _root, args, ctx) => {
       const tag = await upsertReturnTag(ctx.prisma, storeIdOf(ctx), args);
-      return ctx.prisma.returnTag.findUniqueOrThrow({ ...query, where: { storeId_name: { storeId: tag.storeId, name: tag.name } } });
+      return ctx.reads.returnTag.findUniqueOrThrow({ ...query, where: { storeId_name: { storeId: tag.storeId, name: tag.name } } });
     },
   }),
   deleteReturnTag: t.boolean({

@@ -39,7 +39,8 @@ builder.scalarType('DateTime', {
 
 builder.scalarType('Date', {
   description: 'Calendar date, YYYY-MM-DD',
-  serialize: (value) => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value)),
+  // A date column reads as the ISO 8601 instant of its midnight (UTC), from Prisma or from `reads`.
+  serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)).slice(0, 10),
   parseValue: parseDate,
 });
 

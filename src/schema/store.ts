@@ -24,6 +24,6 @@ builder.queryField('store', (t) =>
     type: 'Store',
     description: 'The store the API secret belongs to',
     authScopes: { authenticated: true },
-    resolve: (query, _root, _args, ctx) => ctx.prisma.store.findUniqueOrThrow({ ...query, where: { id: storeIdOf(ctx) } }),
+    resolve: (query, _root, _args, ctx) => ctx.reads.store.findUniqueOrThrow({ ...query, where: { id: storeIdOf(ctx) } }),
   }),
 );

@@ -31,7 +31,7 @@ builder.queryField('storefrontEvents', (t) =>
       authScopes: { scope: 'customers_read' },
       args: eventListArgs(t.arg),
       resolve: (_root, args, ctx, info) =>
-        newestEventsFirst({ args, ctx, info, typeName: 'StorefrontEvent', scope: 'storefrontEvents', findMany: (query) => ctx.prisma.storefrontEvent.findMany(query) }),
+        newestEventsFirst({ args, ctx, info, typeName: 'StorefrontEvent', scope: 'storefrontEvents', findMany: (query) => ctx.reads.storefrontEvent.findMany(query) }),
     },
     StorefrontEventConnection,
   ),

@@ -8,6 +8,7 @@ import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
 import { classifyError, type ErrorCode } from './errors.ts';
 import { checkNestedConnectionArgs, type BuilderTypes } from './node.ts';
+import { toPlain, type Plain } from '../db/reads/plain.ts';
 
 export const UserErrorCode = builder.enumType('UserErrorCode', {
   values: {
@@ -56,10 +57,11 @@ export interface MutationCall {
  * are full argument paths; anything else is rethrown. The payload selection is
  * checked first, so a bad connection argument in it fails before anything is written.
  */
-export async function withUserErrors<T>(call: MutationCall, run: () => Promise<T>): Promise<{ result: T | null; userErrors: UserErrorShape[] }> {
+export async function withUserErrors<T>(call: MutationCall, run: () => Promise<T>): Promise<{ result: Plain<T> | null; userErrors: UserErrorShape[] }> {
   checkNestedConnectionArgs(call.ctx, call.info);
   try {
-    return { result: await run(), userErrors: [] };
+    // The domain answers Prisma's rows; resolvers read rows as `reads` answers them.
+    return { result: toPlain(await run()), userErrors: [] };
   } catch (error) {
     const classified = classifyError(error);
     const code = USER_ERROR_CODES[classified.code];

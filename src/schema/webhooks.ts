@@ -17,6 +17,7 @@ import {
 import { builder } from './builder.ts';
 import { storeIdOf, hasAnyScope } from './context.ts';
 import { keysetConnection } from './keyset.ts';
+import { toPlain } from '../db/reads/plain.ts';
 
 // Writers get the subscription they wrote back; readers see every subscription.
 const WEBHOOK_AUDIENCE: readonly Scope[] = ['webhooks_read', 'webhooks_write'];
@@ -155,7 +156,7 @@ const SaveReturnWebhookInput = builder.inputType('SaveReturnWebhookInput', {
 
 const SavedReturnWebhook = builder.objectRef<{ subscription: WebhookSubscriptionRow; created: boolean }>('SavedReturnWebhook').implement({
   fields: (t) => ({
-    subscription: t.field({ type: WebhookSubscription, nullable: false, resolve: (saved) => saved.subscription }),
+    subscription: t.field({ type: WebhookSubscription, nullable: false, resolve: (saved) => toPlain(saved.subscription) }),
     created: t.exposeBoolean('created', { nullable: false, description: 'False when the webhook with this externalId was updated' }),
   }),
 });
@@ -174,7 +175,7 @@ builder.queryFields((t) => ({
     authScopes: { scope: 'webhooks_read' },
     args: { id: t.arg.id({ required: true }) },
     resolve: (query, _root, args, ctx) =>
-      ctx.prisma.webhookSubscription.findFirst({ ...query, where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
+      ctx.reads.webhookSubscription.findFirst({ ...query, where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
   }),
   webhookSubscriptions: t.connection(
     {
@@ -194,7 +195,7 @@ builder.queryFields((t) => ({
           sort: { field: 'createdAt', kind: 'date', direction: 'desc' },
           scope: 'webhookSubscriptions',
           fetch: ({ where, orderBy, take }) =>
-            ctx.prisma.webhookSubscription.findMany({
+            ctx.reads.webhookSubscription.findMany({
               ...queryFromInfo({ context: ctx, info, typeName: 'WebhookSubscription', paths: [['edges', 'node'], ['nodes']] }),
               where: {
                 AND: [
@@ -231,7 +232,7 @@ builder.queryFields((t) => ({
         sort: { field: 'createdAt', kind: 'date', direction: 'desc' },
         scope: `webhookDeliveries:${args.subscriptionId}`,
         fetch: ({ where, orderBy, take }) =>
-          ctx.prisma.webhookDelivery.findMany({
+          ctx.reads.webhookDelivery.findMany({
             ...queryFromInfo({ context: ctx, info, typeName: 'WebhookDelivery', paths: [['edges', 'node'], ['nodes']] }),
             where: {
               AND: [
@@ -257,14 +258,14 @@ builder.mutationFields((t) => ({
     description: 'Subscribes a URL to topics; the URL must resolve to public addresses only',
     authScopes: { scope: 'webhooks_write' },
     args: { input: t.arg({ type: CreateWebhookSubscriptionInput, required: true }) },
-    resolve: (_query, _root, { input }, ctx) => createWebhookSubscription(ctx.prisma, storeIdOf(ctx), input),
+    resolve: async (_query, _root, { input }, ctx) => toPlain(await createWebhookSubscription(ctx.prisma, storeIdOf(ctx), input)),
   }),
   updateWebhookSubscription: t.prismaField({
     type: 'WebhookSubscription',
     nullable: false,
     authScopes: { scope: 'webhooks_write' },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWebhookSubscriptionInput, required: true }) },
-    resolve: (_query, _root, { id, input }, ctx) => updateWebhookSubscription(ctx.prisma, storeIdOf(ctx), String(id), input),
+    resolve: async (_query, _root, { id, input }, ctx) => toPlain(await updateWebhookSubscription(ctx.prisma, storeIdOf(ctx), String(id), input)),
   }),
   saveReturnWebhook: t.field({
     type: SavedReturnWebhook,

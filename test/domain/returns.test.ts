@@ -466,7 +466,7 @@ describe('advance shipping notice rows', () => {
     const deleted = await insertTestReturn(db, asnStore, await createTestOrder(db, asnStore), { status: 'deleted', createdAt: new Date('2026-03-01T12:00:00Z') });
     const lastMs = await insertTestReturn(db, asnStore, await createTestOrder(db, asnStore), { items: [{ lineIndex: 0 }], createdAt: new Date(to.getTime() - 1), status: 'rejected' });
 
-    const rows = await listAsnRows(db.prisma, asnStore, { from, to });
+    const rows = await listAsnRows(db.reads, asnStore, { from, to });
     expect(rows.map((r) => [r.returnId, r.title])).toEqual([
       [atFrom.id, 'Shirt'],
       [atFrom.id, 'Sock'],
@@ -476,7 +476,7 @@ describe('advance shipping notice rows', () => {
     expect(rows[2].status).toBe('rejected');
     expect(rows.some((r) => [justBefore.id, atTo.id, deleted.id].includes(r.returnId))).toBe(false);
     await setReturnTimes(db, justBefore.id, { createdAt: from });
-    expect((await listAsnRows(db.prisma, asnStore, { from, to })).filter((r) => r.returnId === justBefore.id)).toHaveLength(1);
-    await expect(listAsnRows(db.prisma, asnStore, { from: to, to: from })).rejects.toBeInstanceOf(Invalid);
+    expect((await listAsnRows(db.reads, asnStore, { from, to })).filter((r) => r.returnId === justBefore.id)).toHaveLength(1);
+    await expect(listAsnRows(db.reads, asnStore, { from: to, to: from })).rejects.toBeInstanceOf(Invalid);
   });
 });

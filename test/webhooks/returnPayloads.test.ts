@@ -62,7 +62,8 @@ it.each(['REDO', 'LOOP'] as const)('%s: a batch of deliveries reads its returns 
   const batch = await counted(() => Promise.all(subjects.map((id) => deliveryBody(reader, event(payload, id)))));
 
   expect(batch.result).toEqual([...oneByOne, ...oneByOne]);
-  expect(alone.statements).toBeGreaterThan(1);
+  // One return is one statement (or two, LOOP's store lookup beside it); twelve bodies still cost that.
+  expect(alone.statements).toBeGreaterThanOrEqual(1);
   expect(batch.statements).toBe(alone.statements);
 });
 

@@ -1,0 +1,556 @@
+// Compiles a Prisma read (the arguments of findMany, findUnique, findFirst, count: `where`,
+// `orderBy`, `take`, `skip`, `cursor`, and the `select`/`include` tree that plugin-prisma
+// plans from a GraphQL selection) into ONE SQL statement whose result PostgreSQL builds as
+// plain JSON: every relation nested under its field name, as Prisma would nest it; amounts
+// as exact decimal text; timestamps as ISO 8601 text (what `Date#toISOString` writes);
+// 64-bit integers as text. Nothing is read as a float and no row is materialised twice.
+//
+// The compiler is generic over the read model (src/generated/readModel.ts). A Prisma
+// argument it does not know is refused with UnsupportedRead rather than guessed at.
+import type { ReadModel, ReadModelField, ReadModelModel } from './model.ts';
+
+export class UnsupportedRead extends Error {}
+
+export interface CompiledRead {
+  sql: string;
+  params: unknown[];
+}
+
+type Args = Record<string, unknown>;
+type Where = Record<string, unknown>;
+
+const ISO_TIMESTAMP = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+/** json_build_object takes at most 100 arguments (FUNC_MAX_ARGS): 50 keys. */
+const MAX_OBJECT_KEYS = 50;
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date) && !isDecimalLike(value);
+
+function isDecimalLike(value: unknown): value is { toFixed(): string } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { toFixed?: unknown }).toFixed === 'function' &&
+    typeof (value as { decimalPlaces?: unknown }).decimalPlaces === 'function'
+  );
+}
+
+interface OrderTerm {
+  expression: string;
+  direction: 'asc' | 'desc';
+  nulls?: 'first' | 'last';
+  /** The column the term sorts by, when it is one of the model's own (cursors need it). */
+  field?: ReadModelField;
+}
+
+/** One compilation: the parameters collected so far and the aliases handed out. */
+class Statement {
+  readonly params: unknown[] = [];
+  private aliases = 0;
+
+  constructor(readonly model: ReadModel) {}
+
+  alias(): string {
+    return `t${this.aliases++}`;
+  }
+
+  modelOf(name: string): ReadModelModel {
+    const model = this.model.models[name];
+    if (!model) throw new UnsupportedRead(`unknown model ${name}`);
+    return model;
+  }
+
+  field(model: ReadModelModel, name: string): ReadModelField | undefined {
+    return model.fields.find((f) => f.name === name);
+  }
+
+  /** A parameter placeholder cast to the column's type, so every statement text is typed and reusable. */
+  param(value: unknown, field: ReadModelField, list = false): string {
+    this.params.push(list ? arrayLiteral(value as unknown[]) : toParam(value));
+    return `$${this.params.length}::${this.sqlType(field)}${list ? '[]' : ''}`;
+  }
+
+  intParam(value: number): string {
+    this.params.push(value);
+    return `$${this.params.length}::int`;
+  }
+
+  textParam(value: string): string {
+    this.params.push(value);
+    return `$${this.params.length}::text`;
+  }
+
+  sqlType(field: ReadModelField): string {
+    if (field.kind === 'enum') return quote(this.model.enums[field.type] ?? field.type);
+    switch (field.type) {
+      case 'String':
+        return 'text';
+      case 'Int':
+        return 'int4';
+      case 'BigInt':
+        return 'int8';
+      case 'Float':
+        return 'float8';
+      case 'Boolean':
+        return 'bool';
+      case 'Decimal':
+        return 'numeric';
+      case 'DateTime':
+        return field.nativeType === 'Date' ? 'date' : 'timestamp(3)';
+      case 'Json':
+        return 'jsonb';
+      default:
+        throw new UnsupportedRead(`no parameter type for ${field.type}`);
+    }
+  }
+
+  // ------------------------------------------------------------ values
+
+  /** The JSON value of a scalar column, in the plain form described at the top. */
+  scalar(alias: string, field: ReadModelField): string {
+    const column = `${alias}.${quote(field.column)}`;
+    if (field.isList && (field.type === 'DateTime' || field.type === 'Decimal' || field.type === 'BigInt')) {
+      throw new UnsupportedRead(`list of ${field.type} (${field.name})`);
+    }
+    switch (field.type) {
+      case 'DateTime':
+        return `to_char(${column}::timestamp, ${ISO_TIMESTAMP})`;
+      case 'Decimal':
+        return `trim_scale(${column})::text`;
+      case 'BigInt':
+        return `${column}::text`;
+      case 'Bytes':
+        throw new UnsupportedRead(`Bytes (${field.name})`);
+      default:
+        // Prisma answers a NULL list column as an empty list.
+        return field.isList ? `coalesce(${column}, '{}')` : column;
+    }
+  }
+
+  /** The JSON object of one row of `model` at `alias`, with the selection `args` describes. */
+  row(model: ReadModelModel, alias: string, args: Args): string {
+    const entries: [string, string][] = [];
+    const select = args.select as Args | undefined;
+    const include = args.include as Args | undefined;
+    const omit = (args.omit as Args | undefined) ?? {};
+    if (select && include) throw new UnsupportedRead('select and include together');
+    const wanted: [string, unknown][] = select
+      ? Object.entries(select).filter(([, value]) => value)
+      : [
+          ...model.fields.filter((f) => f.kind !== 'object' && !omit[f.name]).map((f): [string, unknown] => [f.name, true]),
+          ...Object.entries(include ?? {}).filter(([, value]) => value),
+        ];
+    for (const [key, value] of wanted) {
+      if (key === '_count') {
+        entries.push([key, this.counts(model, alias, value)]);
+        continue;
+      }
+      const field = this.field(model, key);
+      if (!field) throw new UnsupportedRead(`${model.name} has no field ${key}`);
+      if (field.kind === 'object') entries.push([key, this.relation(model, alias, field, value === true ? {} : (value as Args))]);
+      else entries.push([key, this.scalar(alias, field)]);
+    }
+    return jsonObject(entries);
+  }
+
+  /** `_count: true | { select: { relation: true | { where } } }` as Prisma answers it. */
+  private counts(model: ReadModelModel, alias: string, value: unknown): string {
+    const selected: [string, unknown][] =
+      value === true
+        ? model.fields.filter((f) => f.kind === 'object' && f.isList).map((f) => [f.name, true])
+        : Object.entries(((value as Args).select as Args | undefined) ?? {}).filter(([, v]) => v);
+    const entries = selected.map(([name, relationArgs]): [string, string] => {
+      const field = this.field(model, name);
+      if (!field || field.kind !== 'object' || !field.isList) throw new UnsupportedRead(`_count of ${model.name}.${name}`);
+      const target = this.modelOf(field.type);
+      const child = this.alias();
+      const where = relationArgs === true ? undefined : ((relationArgs as Args).where as Where | undefined);
+      const conditions = [this.join(model, alias, field, target, child), this.where(target, child, where)].filter(Boolean);
+      return [name, `(SELECT count(*)::int FROM ${quote(target.table)} ${child} WHERE ${conditions.join(' AND ')})`];
+    });
+    return jsonObject(entries);
+  }
+
+  /** The condition tying a row `child` of `target` to its `parent` row through `field`. */
+  join(parentModel: ReadModelModel, parent: string, field: ReadModelField, target: ReadModelModel, child: string): string {
+    const pairs = this.keyPairs(parentModel, field, target);
+    return pairs.map(([parentColumn, childColumn]) => `${child}.${quote(childColumn)} = ${parent}.${quote(parentColumn)}`).join(' AND ');
+  }
+
+  /** [parent column, child column] pairs of a relation, from whichever side holds the key. */
+  private keyPairs(parentModel: ReadModelModel, field: ReadModelField, target: ReadModelModel): [string, string][] {
+    const column = (model: ReadModelModel, name: string) => {
+      const f = this.field(model, name);
+      if (!f) throw new UnsupportedRead(`${model.name} has no field ${name}`);
+      return f.column;
+    };
+    if (field.relationFromFields && field.relationFromFields.length > 0) {
+      return field.relationFromFields.map((from, i) => [column(parentModel, from), column(target, field.relationToFields![i])]);
+    }
+    const back = target.fields.find(
+      (f) => f.kind === 'object' && f.relationName === field.relationName && f !== field && (f.relationFromFields?.length ?? 0) > 0,
+    );
+    if (!back) throw new UnsupportedRead(`no key for ${parentModel.name}.${field.name}`);
+    return back.relationFromFields!.map((from, i) => [column(parentModel, back.relationToFields![i]), column(target, from)]);
+  }
+
+  /** A relation of the row at `parent`, nested as Prisma nests it: an object or null, or a list. */
+  private relation(parentModel: ReadModelModel, parent: string, field: ReadModelField, args: Args): string {
+    const target = this.modelOf(field.type);
+    if (!field.isList) {
+      for (const key of ['where', 'orderBy', 'take', 'skip', 'cursor', 'distinct']) {
+        if (args[key] !== undefined) throw new UnsupportedRead(`${key} on the to-one relation ${parentModel.name}.${field.name}`);
+      }
+      const child = this.alias();
+      return `(SELECT ${this.row(target, child, args)} FROM ${quote(target.table)} ${child} WHERE ${this.join(parentModel, parent, field, target, child)} LIMIT 1)`;
+    }
+    const page = this.page(target, args);
+    const link = (alias: string) => this.join(parentModel, parent, field, target, alias);
+    if (page.take === undefined && page.skip === undefined && page.cursor === undefined) {
+      const child = this.alias();
+      const order = this.orderBy(target, child, args.orderBy);
+      const conditions = [link(child), this.where(target, child, args.where as Where | undefined)].filter(Boolean);
+      return `(SELECT coalesce(json_agg(${this.row(target, child, args)}${orderClause(order.terms)}), '[]'::json) FROM ${quote(target.table)} ${child}${order.joins} WHERE ${conditions.join(' AND ')})`;
+    }
+    // A page of the relation: chosen in a subquery (which may sort the other way, for a negative
+    // take), then aggregated in the asked order. Sort keys from joined rows travel as columns.
+    const inner = this.alias();
+    const order = this.orderBy(target, inner, args.orderBy);
+    const terms = this.withCursorTiebreak(target, inner, order.terms, page.cursor);
+    const scan = page.backward ? terms.map(reversed) : terms;
+    const conditions = [
+      link(inner),
+      this.where(target, inner, args.where as Where | undefined),
+      page.cursor ? this.cursorCondition(target, inner, scan, page.cursor) : '',
+    ].filter(Boolean);
+    const outer = this.alias();
+    const carried = terms.map((term, i) => (term.field ? null : `${term.expression} AS "__sort${i}"`)).filter(Boolean);
+    const outerTerms = terms.map((term, i) => ({
+      ...term,
+      expression: term.field ? `${outer}.${quote(term.field.column)}` : `${outer}."__sort${i}"`,
+    }));
+    const limits = [
+      page.take !== undefined ? ` LIMIT ${this.intParam(page.take)}` : '',
+      page.skip !== undefined ? ` OFFSET ${this.intParam(page.skip)}` : '',
+    ].join('');
+    const subquery =
+      `SELECT ${[`${inner}.*`, ...carried].join(', ')} FROM ${quote(target.table)} ${inner}${order.joins} ` +
+      `WHERE ${conditions.join(' AND ')}${orderClause(scan)}${limits}`;
+    return `(SELECT coalesce(json_agg(${this.row(target, outer, args)}${orderClause(outerTerms)}), '[]'::json) FROM (${subquery}) ${outer})`;
+  }
+
+  // ------------------------------------------------------------ paging
+
+  page(model: ReadModelModel, args: Args): { take?: number; skip?: number; backward: boolean; cursor?: Where } {
+    if (args.distinct !== undefined) throw new UnsupportedRead(`distinct on ${model.name}`);
+    const take = args.take as number | undefined;
+    const skip = args.skip as number | undefined;
+    for (const [name, value] of [['take', take], ['skip', skip]] as const) {
+      if (value !== undefined && !Number.isSafeInteger(value)) throw new UnsupportedRead(`${name} must be an integer`);
+    }
+    if (skip !== undefined && skip < 0) throw new UnsupportedRead('skip must not be negative');
+    return {
+      take: take === undefined ? undefined : Math.abs(take),
+      skip: skip || undefined,
+      backward: take !== undefined && take < 0,
+      cursor: args.cursor as Where | undefined,
+    };
+  }
+
+  /** A cursor names one row; sorting by its unique key too makes "from the cursor on" exact. */
+  withCursorTiebreak(model: ReadModelModel, alias: string, terms: OrderTerm[], cursor: Where | undefined): OrderTerm[] {
+    if (!cursor) return terms;
+    const unique = this.uniqueFields(model, cursor);
+    const sorted = new Set(terms.map((t) => t.field?.name));
+    const missing = unique.filter((f) => !sorted.has(f.name));
+    return [...terms, ...missing.map((field): OrderTerm => ({ expression: `${alias}.${quote(field.column)}`, direction: 'asc', field }))];
+  }
+
+  private uniqueFields(model: ReadModelModel, where: Where): ReadModelField[] {
+    const names = Object.keys(where).flatMap((key) => {
+      const compound = model.uniques.find((u) => u.name === key && u.fields.length > 1);
+      return compound ? compound.fields : [key];
+    });
+    return names.map((name) => {
+      const field = this.field(model, name);
+      if (!field || field.kind === 'object') throw new UnsupportedRead(`cursor on ${model.name}.${name}`);
+      return field;
+    });
+  }
+
+  /**
+   * Rows at or after the cursor row in the scan order (Prisma's cursor includes its row; `skip: 1`
+   * leaves it out). A cursor naming no row yields no rows, as in Prisma.
+   */
+  cursorCondition(model: ReadModelModel, alias: string, terms: OrderTerm[], cursor: Where): string {
+    const cursorAlias = this.alias();
+    const cursorWhere = this.where(model, cursorAlias, cursor);
+    const values = terms.map((term) => {
+      if (!term.field) throw new UnsupportedRead(`a cursor with an order on a related model of ${model.name}`);
+      return `(SELECT ${cursorAlias}.${quote(term.field.column)} FROM ${quote(model.table)} ${cursorAlias} WHERE ${cursorWhere})`;
+    });
+    const equal = (i: number) =>
+      terms[i].field!.isRequired ? `${terms[i].expression} = ${values[i]}` : `${terms[i].expression} IS NOT DISTINCT FROM ${values[i]}`;
+    const branches = terms.map((term, i) => [...terms.slice(0, i).map((_, j) => equal(j)), after(term, values[i])].join(' AND '));
+    branches.push(terms.map((_, i) => equal(i)).join(' AND '));
+    return `EXISTS (SELECT 1 FROM ${quote(model.table)} ${cursorAlias} WHERE ${cursorWhere}) AND (${branches.map((b) => `(${b})`).join(' OR ')})`;
+  }
+
+  // ------------------------------------------------------------ ordering
+
+  orderBy(model: ReadModelModel, alias: string, orderBy: unknown): { terms: OrderTerm[]; joins: string } {
+    const terms: OrderTerm[] = [];
+    let joins = '';
+    const list = orderBy === undefined ? [] : Array.isArray(orderBy) ? orderBy : [orderBy];
+    const walk = (current: ReadModelModel, currentAlias: string, spec: Args) => {
+      for (const [key, value] of Object.entries(spec)) {
+        if (value === undefined) continue;
+        const field = this.field(current, key);
+        if (!field) throw new UnsupportedRead(`orderBy ${current.name}.${key}`);
+        if (field.kind === 'object') {
+          if (field.isList) throw new UnsupportedRead(`orderBy over the list relation ${current.name}.${key}`);
+          const target = this.modelOf(field.type);
+          const joined = this.alias();
+          joins += ` LEFT JOIN ${quote(target.table)} ${joined} ON ${this.join(current, currentAlias, field, target, joined)}`;
+          walk(target, joined, value as Args);
+          continue;
+        }
+        const expression = `${currentAlias}.${quote(field.column)}`;
+        const own = current === model ? field : undefined;
+        if (value === 'asc' || value === 'desc') terms.push({ expression, direction: value, field: own });
+        else if (isPlainObject(value) && (value.sort === 'asc' || value.sort === 'desc')) {
+          const nulls = value.nulls as 'first' | 'last' | undefined;
+          terms.push({ expression, direction: value.sort, nulls, field: own });
+        } else throw new UnsupportedRead(`orderBy ${current.name}.${key}: ${JSON.stringify(value)}`);
+      }
+    };
+    for (const spec of list) walk(model, alias, spec as Args);
+    return { terms, joins };
+  }
+
+  // ------------------------------------------------------------ filters
+
+  /** A Prisma `where` as a SQL condition on the row at `alias` ('' when it filters nothing). */
+  where(model: ReadModelModel, alias: string, where: Where | undefined): string {
+    if (!where) return '';
+    const parts: string[] = [];
+    for (const [key, value] of Object.entries(where)) {
+      if (value === undefined) continue;
+      if (key === 'AND' || key === 'OR' || key === 'NOT') {
+        const list = (Array.isArray(value) ? value : [value]) as Where[];
+        const inner = list.map((w) => this.where(model, alias, w) || 'true');
+        if (key === 'AND') parts.push(inner.length ? `(${inner.join(' AND ')})` : 'true');
+        else if (key === 'OR') parts.push(inner.length ? `(${inner.join(' OR ')})` : 'false');
+        else parts.push(inner.length ? `NOT (${inner.join(' OR ')})` : 'true');
+        continue;
+      }
+      const field = this.field(model, key);
+      if (!field) {
+        const compound = model.uniques.find((u) => u.name === key && u.fields.length > 1);
+        if (!compound || !isPlainObject(value)) throw new UnsupportedRead(`where ${model.name}.${key}`);
+        parts.push(this.where(model, alias, value));
+        continue;
+      }
+      parts.push(field.kind === 'object' ? this.relationFilter(model, alias, field, value) : this.scalarFilter(alias, field, value));
+    }
+    return parts.filter(Boolean).join(' AND ');
+  }
+
+  private relationFilter(model: ReadModelModel, alias: string, field: ReadModelField, value: unknown): string {
+    const target = this.modelOf(field.type);
+    const exists = (where: Where | undefined, negate = false) => {
+      const child = this.alias();
+      const conditions = [this.join(model, alias, field, target, child), negate ? `NOT (${this.where(target, child, where) || 'true'})` : this.where(target, child, where)];
+      return `EXISTS (SELECT 1 FROM ${quote(target.table)} ${child} WHERE ${conditions.filter(Boolean).join(' AND ')})`;
+    };
+    if (field.isList) {
+      if (!isPlainObject(value)) throw new UnsupportedRead(`where ${model.name}.${field.name}`);
+      const parts: string[] = [];
+      for (const [op, inner] of Object.entries(value)) {
+        if (inner === undefined) continue;
+        if (op === 'some') parts.push(exists(inner as Where));
+        else if (op === 'none') parts.push(`NOT ${exists(inner as Where)}`);
+        else if (op === 'every') parts.push(`NOT ${exists(inner as Where, true)}`);
+        else throw new UnsupportedRead(`where ${model.name}.${field.name}.${op}`);
+      }
+      return parts.join(' AND ');
+    }
+    if (value === null) return `NOT ${exists(undefined)}`;
+    if (!isPlainObject(value)) throw new UnsupportedRead(`where ${model.name}.${field.name}`);
+    if ('is' in value || 'isNot' in value) {
+      const parts: string[] = [];
+      if (value.is !== undefined) parts.push(value.is === null ? `NOT ${exists(undefined)}` : exists(value.is as Where));
+      if (value.isNot !== undefined) parts.push(value.isNot === null ? exists(undefined) : `NOT ${exists(value.isNot as Where)}`);
+      return parts.join(' AND ');
+    }
+    return exists(value);
+  }
+
+  private scalarFilter(alias: string, field: ReadModelField, value: unknown): string {
+    const column = `${alias}.${quote(field.column)}`;
+    if (field.type === 'Json') {
+      if (value === null) throw new UnsupportedRead(`a Json filter (${field.name}) needs Prisma.DbNull or JsonNull`);
+      throw new UnsupportedRead(`a Json filter (${field.name})`);
+    }
+    if (value === null) return `${column} IS NULL`;
+    if (!isPlainObject(value)) return field.isList ? `${column} = ${this.param(value, field, true)}` : `${column} = ${this.param(value, field)}`;
+    if (field.isList) return this.scalarListFilter(column, field, value);
+    const insensitive = value.mode === 'insensitive';
+    const text = (expression: string) => (insensitive ? `lower(${expression})` : expression);
+    const parts: string[] = [];
+    for (const [op, operand] of Object.entries(value)) {
+      if (operand === undefined || op === 'mode') continue;
+      switch (op) {
+        case 'equals':
+          parts.push(operand === null ? `${column} IS NULL` : `${text(column)} = ${text(this.param(operand, field))}`);
+          break;
+        case 'not':
+          if (operand === null) parts.push(`${column} IS NOT NULL`);
+          else if (isPlainObject(operand)) parts.push(`NOT (${this.scalarFilter(alias, field, { ...operand, mode: value.mode })})`);
+          else parts.push(`${text(column)} <> ${text(this.param(operand, field))}`);
+          break;
+        case 'in':
+        case 'notIn': {
+          const list = operand as unknown[];
+          const any = insensitive ? `lower(${column}) = ANY(SELECT lower(v) FROM unnest(${this.param(list, field, true)}) v)` : `${column} = ANY(${this.param(list, field, true)})`;
+          parts.push(op === 'in' ? any : `NOT (${any})`);
+          break;
+        }
+        case 'lt':
+        case 'lte':
+        case 'gt':
+        case 'gte': {
+          const symbol = { lt: '<', lte: '<=', gt: '>', gte: '>=' }[op];
+          parts.push(`${column} ${symbol} ${this.param(operand, field)}`);
+          break;
+        }
+        case 'contains':
+        case 'startsWith':
+        case 'endsWith': {
+          const escaped = String(operand).replace(/[\\%_]/g, (c) => `\\${c}`);
+          const pattern = op === 'contains' ? `%${escaped}%` : op === 'startsWith' ? `${escaped}%` : `%${escaped}`;
+          parts.push(`${column} ${insensitive ? 'ILIKE' : 'LIKE'} ${this.textParam(pattern)}`);
+          break;
+        }
+        default:
+          throw new UnsupportedRead(`filter ${op} on ${field.name}`);
+      }
+    }
+    return parts.join(' AND ');
+  }
+
+  private scalarListFilter(column: string, field: ReadModelField, value: Record<string, unknown>): string {
+    const parts: string[] = [];
+    for (const [op, operand] of Object.entries(value)) {
+      if (operand === undefined) continue;
+      switch (op) {
+        case 'has':
+          parts.push(operand === null ? 'false' : `${this.param(operand, field)} = ANY(${column})`);
+          break;
+        case 'hasSome':
+          parts.push(`${column} && ${this.param(operand, field, true)}`);
+          break;
+        case 'hasEvery':
+          parts.push(`${column} @> ${this.param(operand, field, true)}`);
+          break;
+        case 'isEmpty':
+          parts.push(operand ? `cardinality(${column}) = 0` : `cardinality(${column}) > 0`);
+          break;
+        case 'equals':
+          parts.push(operand === null ? `${column} IS NULL` : `${column} = ${this.param(operand, field, true)}`);
+          break;
+        default:
+          throw new UnsupportedRead(`filter ${op} on the list ${field.name}`);
+      }
+    }
+    return parts.join(' AND ');
+  }
+}
+
+function toParam(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'bigint') return value.toString();
+  if (isDecimalLike(value)) return value.toFixed();
+  if (isPlainObject(value) || Array.isArray(value)) return JSON.stringify(value);
+  return value;
+}
+
+/**
+ * An array parameter as PostgreSQL's array literal text, which the statement casts: PGlite
+ * sends a JavaScript array as its comma-joined text, so neither driver is left to guess.
+ */
+function arrayLiteral(values: unknown[]): string {
+  const items = values.map((value) => {
+    const param = toParam(value);
+    return param === null || param === undefined ? 'NULL' : `"${String(param).replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+  });
+  return `{${items.join(',')}}`;
+}
+
+function jsonObject(entries: [string, string][]): string {
+  if (entries.length === 0) return `'{}'::json`;
+  if (entries.length <= MAX_OBJECT_KEYS) {
+    return `json_build_object(${entries.map(([key, value]) => `${literal(key)}, ${value}`).join(', ')})`;
+  }
+  // More keys than json_build_object takes: a one-row subquery whose columns are the keys.
+  return `(SELECT row_to_json(r) FROM (SELECT ${entries.map(([key, value]) => `${value} AS ${quote(key)}`).join(', ')}) r)`;
+}
+
+function orderClause(terms: OrderTerm[]): string {
+  if (terms.length === 0) return '';
+  return ` ORDER BY ${terms.map((t) => `${t.expression} ${t.direction.toUpperCase()}${t.nulls ? ` NULLS ${t.nulls.toUpperCase()}` : ''}`).join(', ')}`;
+}
+
+function reversed(term: OrderTerm): OrderTerm {
+  // PostgreSQL's default puts nulls last ascending and first descending; reversing keeps them mirrored.
+  const nulls = term.nulls ?? (term.direction === 'asc' ? 'last' : 'first');
+  return { ...term, direction: term.direction === 'asc' ? 'desc' : 'asc', nulls: nulls === 'last' ? 'first' : 'last' };
+}
+
+/** True where the row's value comes strictly after `cursor` in the term's order. */
+function after(term: OrderTerm, cursor: string): string {
+  const symbol = term.direction === 'asc' ? '>' : '<';
+  if (term.field?.isRequired) return `${term.expression} ${symbol} ${cursor}`;
+  const nullsFirst = (term.nulls ?? (term.direction === 'asc' ? 'last' : 'first')) === 'first';
+  return (
+    `(CASE WHEN ${term.expression} IS NULL AND ${cursor} IS NULL THEN false ` +
+    `WHEN ${term.expression} IS NULL THEN ${!nullsFirst} WHEN ${cursor} IS NULL THEN ${nullsFirst} ` +
+    `ELSE ${term.expression} ${symbol} ${cursor} END)`
+  );
+}
+
+export type ReadKind = 'many' | 'first' | 'count';
+
+/**
+ * One statement for a read of `modelName`: `many` and `first` answer one row per record in a
+ * column `j` (the record as JSON), `count` one row with `count`.
+ */
+export function compileRead(readModel: ReadModel, modelName: string, kind: ReadKind, args: Args = {}): CompiledRead & { backward: boolean } {
+  const statement = new Statement(readModel);
+  const model = statement.modelOf(modelName);
+  const alias = statement.alias();
+  const where = statement.where(model, alias, args.where as Where | undefined);
+  if (kind === 'count') {
+    if (args.select !== undefined || args.cursor !== undefined || args.take !== undefined || args.skip !== undefined) {
+      throw new UnsupportedRead('count takes only where');
+    }
+    return { sql: `SELECT count(*)::int AS count FROM ${quote(model.table)} ${alias}${where ? ` WHERE ${where}` : ''}`, params: statement.params, backward: false };
+  }
+  const page = statement.page(model, kind === 'first' ? { ...args, take: args.take === undefined ? 1 : Math.sign(args.take as number) || 1 } : args);
+  const order = statement.orderBy(model, alias, args.orderBy);
+  const terms = statement.withCursorTiebreak(model, alias, order.terms, page.cursor);
+  const scan = page.backward ? terms.map(reversed) : terms;
+  const conditions = [where, page.cursor ? statement.cursorCondition(model, alias, scan, page.cursor) : ''].filter(Boolean);
+  const row = statement.row(model, alias, args);
+  const limits = [
+    page.take !== undefined ? ` LIMIT ${statement.intParam(page.take)}` : '',
+    page.skip !== undefined ? ` OFFSET ${statement.intParam(page.skip)}` : '',
+  ].join('');
+  const sql =
+    `SELECT ${row} AS j FROM ${quote(model.table)} ${alias}${order.joins}` +
+    `${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}${orderClause(scan)}${limits}`;
+  return { sql, params: statement.params, backward: page.backward };
+}

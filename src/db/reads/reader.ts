@@ -1,0 +1,120 @@
+// The one read path below the resolvers: a Prisma-shaped client (`reads.return.findMany(...)`,
+// the read methods of Prisma's delegates and nothing else) whose every call is one SQL
+// statement built by compile.ts and answered as plain JSON (see Plain). plugin-prisma is
+// given this client too, so the loads it makes itself (node ids, a relation its parent did
+// not bring) take the same path.
+import type { Prisma } from '../../generated/prisma/client.ts';
+import type * as runtime from '@prisma/client/runtime/client';
+import DataLoader from 'dataloader';
+import { readModel } from '../../generated/readModel.ts';
+import { compileRead, type CompiledRead, type ReadKind } from './compile.ts';
+import type { ReadModelModel } from './model.ts';
+import type { Plain } from './plain.ts';
+
+export type { Plain };
+
+type Models = Prisma.TypeMap['model'];
+type ModelName = keyof Models & string;
+type Operation = 'findMany' | 'findUnique' | 'findUniqueOrThrow' | 'findFirst' | 'findFirstOrThrow' | 'count';
+type ArgsOf<M extends ModelName, O extends Operation> = Models[M]['operations'][O]['args'];
+type Result<M extends ModelName, A, O extends Operation> = runtime.Types.Result.GetResult<Models[M]['payload'], A, O>;
+
+export interface ReadDelegate<M extends ModelName> {
+  findMany<A extends ArgsOf<M, 'findMany'>>(args?: Prisma.SelectSubset<A, ArgsOf<M, 'findMany'>>): Promise<Plain<Result<M, A, 'findMany'>>>;
+  findUnique<A extends ArgsOf<M, 'findUnique'>>(args: Prisma.SelectSubset<A, ArgsOf<M, 'findUnique'>>): Promise<Plain<Result<M, A, 'findUnique'>>>;
+  findUniqueOrThrow<A extends ArgsOf<M, 'findUniqueOrThrow'>>(
+    args: Prisma.SelectSubset<A, ArgsOf<M, 'findUniqueOrThrow'>>,
+  ): Promise<Plain<Result<M, A, 'findUniqueOrThrow'>>>;
+  findFirst<A extends ArgsOf<M, 'findFirst'>>(args?: Prisma.SelectSubset<A, ArgsOf<M, 'findFirst'>>): Promise<Plain<Result<M, A, 'findFirst'>>>;
+  findFirstOrThrow<A extends ArgsOf<M, 'findFirstOrThrow'>>(
+    args?: Prisma.SelectSubset<A, ArgsOf<M, 'findFirstOrThrow'>>,
+  ): Promise<Plain<Result<M, A, 'findFirstOrThrow'>>>;
+  count(args?: { where?: ArgsOf<M, 'findMany'> extends { where?: infer W } ? W : never }): Promise<number>;
+}
+
+export type Reads = { [M in ModelName as Uncapitalize<M>]: ReadDelegate<M> };
+
+export interface ReadChannel {
+  query<T>(sql: string, params: unknown[]): Promise<T[]>;
+}
+
+export class RecordNotFound extends Error {}
+
+type Args = Record<string, unknown>;
+
+/**
+ * The single-field unique key a findUnique names with a plain value (`{ id: 'ret_1' }`), by
+ * which reads made in the same tick are answered by one statement, as Prisma batches them.
+ */
+function batchableKey(model: ReadModelModel, where: Args | undefined): string | undefined {
+  if (!where) return undefined;
+  return model.uniques.find((unique) => {
+    if (unique.fields.length !== 1) return false;
+    const value = where[unique.name];
+    return typeof value === 'string' || typeof value === 'number';
+  })?.name;
+}
+
+/** `reads.<model>` for every model of the read model, running each read on `channel`. */
+export function createReads(channel: ReadChannel): Reads {
+  const run = async (compiled: CompiledRead & { backward: boolean }) => {
+    const rows = await channel.query<{ j: unknown }>(compiled.sql, compiled.params);
+    const records = rows.map((row) => row.j);
+    return compiled.backward ? records.reverse() : records;
+  };
+  const delegate = (model: ReadModelModel) => {
+    const read = async (kind: ReadKind, args: Args | undefined) => run(compileRead(readModel, model.name, kind, args));
+    const batches = new Map<string, DataLoader<string | number, unknown>>();
+    /** The loader of the findUniques that differ only in the value of `key`. */
+    const batchOf = (key: string, args: Args) => {
+      const { [key]: _value, ...rest } = args.where as Args;
+      const shared: Args = { ...args, where: rest };
+      const id = `${key}\u0000${JSON.stringify(shared)}`;
+      let loader = batches.get(id);
+      if (!loader) {
+        const select = shared.select as Args | undefined;
+        const added = select !== undefined && !select[key];
+        const query = added ? { ...shared, select: { ...select, [key]: true } } : shared;
+        loader = new DataLoader<string | number, unknown>(
+          async (values) => {
+            // A loader serves one tick's reads; the next tick's start a new one, so none outlives its batch.
+            batches.delete(id);
+            const records = (await read('many', { ...query, where: { ...rest, [key]: { in: [...values] } } })) as Args[];
+            const byKey = new Map(records.map((record) => [record[key], record]));
+            if (added) for (const record of records) delete record[key];
+            return values.map((value) => byKey.get(value) ?? null);
+          },
+          { cache: false },
+        );
+        batches.set(id, loader);
+      }
+      return loader;
+    };
+    const unique = async (args: Args, orThrow: boolean) => {
+      const key = batchableKey(model, args.where as Args | undefined);
+      const record = key ? await batchOf(key, args).load((args.where as Args)[key] as string | number) : ((await read('first', args))[0] ?? null);
+      if (record === null && orThrow) throw new RecordNotFound(`No ${model.name} found`);
+      return record;
+    };
+    const first = async (args: Args | undefined, orThrow: boolean) => {
+      const [record] = await read('first', args);
+      if (record === undefined && orThrow) throw new RecordNotFound(`No ${model.name} found`);
+      return record ?? null;
+    };
+    return {
+      findMany: (args?: Args) => read('many', args),
+      findUnique: (args: Args) => unique(args, false),
+      findUniqueOrThrow: (args: Args) => unique(args, true),
+      findFirst: (args?: Args) => first(args, false),
+      findFirstOrThrow: (args?: Args) => first(args, true),
+      count: async (args?: Args) => {
+        const compiled = compileRead(readModel, model.name, 'count', args);
+        const [row] = await channel.query<{ count: number }>(compiled.sql, compiled.params);
+        return row.count;
+      },
+    };
+  };
+  const reads: Record<string, unknown> = {};
+  for (const model of Object.values(readModel.models)) reads[model.name[0].toLowerCase() + model.name.slice(1)] = delegate(model);
+  return reads as Reads;
+}

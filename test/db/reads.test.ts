@@ -1,0 +1,214 @@
+// The one-statement reader (src/db/reads) against Prisma itself: for every shape of read
+// the schema makes (nested include and select, filters, relation filters and orders,
+// cursors forward and backward, counts) it must answer exactly Prisma's rows, in Prisma's
+// order, with timestamps, amounts and 64-bit integers as text (toPlain), in ONE statement.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/client.ts';
+import { UnsupportedRead } from '../../src/db/reads/compile.ts';
+import { toPlain } from '../../src/db/reads/plain.ts';
+import { seedDemo } from '../../src/domain/demo.ts';
+import { newId } from '../../src/domain/ids.ts';
+import { createTestDatabase } from '../support/db.ts';
+import { statementsDuring } from '../support/counts.ts';
+import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
+
+let db: Database;
+let storeId: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const seeded = await seedDemo(db.prisma);
+  storeId = seeded.storeId;
+  // Rows the demo lacks: amounts of 19 significant digits, null and tied sort values, a date column, 64-bit integers.
+  const locationId = (await db.prisma.location.findFirstOrThrow({ where: { storeId } })).id;
+  const products = await db.prisma.product.findMany({ where: { storeId }, select: { id: true } });
+  for (const [i, product] of products.entries()) {
+    await db.prisma.product.update({
+      where: { id: product.id },
+      data: {
+        price: i % 2 ? '123456789012345.6789' : null,
+        vendor: [null, 'Tied vendor', `Vendor ${i}`][i % 3],
+        barcodes: i % 2 ? ['A', `B${i}`] : [],
+        sku: `SKU-${i % 4}-${i}`,
+      },
+    });
+  }
+  for (let i = 0; i < 3; i++) {
+    await db.prisma.inboundShipment.create({
+      data: {
+        id: newId('inboundShipment'),
+        storeId,
+        locationId,
+        currency: 'EUR',
+        freightCost: '0.0001',
+        estimatedArrivalDate: i === 1 ? null : new Date(Date.UTC(2026, 11, 24 + i)),
+      },
+    });
+  }
+  for (let i = 0; i < 4; i++) {
+    const order = await createTestOrder(db, storeId, { lines: [{ price: '19.99' }, { price: '5.00', quantity: 3 }], customerEmail: i === 0 ? null : `buyer${i}@example.com` });
+    const created = await insertTestReturn(db, storeId, order, {
+      status: (['open', 'flagged', 'complete', 'rejected'] as const)[i],
+      items: [{ lineIndex: 0 }, { lineIndex: 1, quantity: 2, outcome: i % 2 ? 'credit' : 'refund' }],
+    });
+    if (i % 2) await db.prisma.returnNote.create({ data: { id: newId('returnNote'), returnId: created.id, content: `note ${i}` } });
+    if (i === 3) await db.prisma.returnItem.update({ where: { id: created.itemIds[0] }, data: { removedAt: new Date() } });
+  }
+  const subscription = await db.prisma.webhookSubscription.create({
+    data: { id: newId('webhookSubscription'), storeId, url: 'https://example.com/hook', topics: ['return.created'] },
+  });
+  const event = await db.prisma.event.create({ data: { id: newId('event'), storeId, topic: 'return.created', subjectId: 'x', data: { nested: { a: [1, 2.5] } } } });
+  await db.prisma.webhookDelivery.create({ data: { id: newId('webhookDelivery'), eventId: event.id, subscriptionId: subscription.id, subjectId: 'x' } });
+});
+afterAll(async () => db?.close());
+
+type Delegates = Record<string, { findMany(args?: object): Promise<unknown>; findFirst(args?: object): Promise<unknown>; findUnique(args: object): Promise<unknown>; count(args?: object): Promise<number> }>;
+
+/** Prisma's answer and the reader's, and the statements the reader ran. */
+async function both(model: string, method: 'findMany' | 'findFirst' | 'findUnique' | 'count', args: object) {
+  const prisma = (db.prisma as unknown as Delegates)[model][method](args);
+  const expected = toPlain(await prisma);
+  let actual: unknown;
+  const statements = await statementsDuring(db, async () => {
+    actual = await (db.reads as unknown as Delegates)[model][method](args);
+  });
+  return { expected, actual, statements };
+}
+
+async function expectSame(model: string, method: 'findMany' | 'findFirst' | 'findUnique' | 'count', args: object) {
+  const { expected, actual, statements } = await both(model, method, args);
+  expect(actual).toEqual(expected);
+  expect(statements).toHaveLength(1);
+  return actual;
+}
+
+describe('reads answer what Prisma answers, in one statement', () => {
+  it('a returns page with every relation the REST door reads', async () => {
+    const rows = (await expectSame('return', 'findMany', {
+      where: { storeId, status: { in: ['open', 'flagged', 'complete'] } },
+      orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
+      take: 21,
+      include: {
+        order: { include: { lineItems: { orderBy: { position: 'asc' }, include: { fulfillmentGroup: { include: { location: true } } } } } },
+        items: {
+          where: { removedAt: null },
+          orderBy: [{ orderLineItem: { position: 'asc' } }, { position: 'asc' }, { id: 'asc' }],
+          include: { orderLineItem: { select: { id: true, price: true, order: { select: { currency: true, totalTax: true } } } }, product: true },
+        },
+        destinationLocation: true,
+        notes: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+        _count: { select: { items: true, notes: { where: { content: { contains: 'a' } } } } },
+      },
+    })) as unknown[];
+    expect(rows.length).toBeGreaterThan(0);
+  });
+
+  it('select mode, scalar lists, Json and 64-bit integers', async () => {
+    await expectSame('product', 'findMany', {
+      where: { storeId },
+      select: { id: true, title: true, barcodes: true, tags: true, price: true, options: { select: { value: true, option: { select: { name: true, position: true } } } } },
+      orderBy: { id: 'asc' },
+    });
+    await expectSame('event', 'findMany', { where: { storeId }, include: { deliveries: true } });
+    await expectSame('webhookDelivery', 'findMany', { select: { id: true, sequence: true, createdAt: true, event: { select: { data: true } } } });
+  });
+
+  it('filters: equality, lists, ranges, text, negation, null, and their combinations', async () => {
+    const where = [
+      { storeId, title: { contains: 'TEE', mode: 'insensitive' } },
+      { storeId, sku: { startsWith: 'SKU-1' } },
+      { storeId, sku: { endsWith: '2', not: null } },
+      { storeId, vendor: null },
+      { storeId, vendor: { not: 'Tied vendor' } },
+      { storeId, price: { gte: '100', lt: '123456789012345.68' } },
+      { storeId, price: '123456789012345.6789' },
+      { storeId, id: { notIn: ['none'] }, OR: [{ vendor: null }, { title: { equals: 'trail tee - red / s', mode: 'insensitive' } }] },
+      { storeId, NOT: [{ vendor: null }, { price: null }] },
+      { storeId, AND: [{ barcodes: { has: 'A' } }, { barcodes: { hasSome: ['B1', 'B3'] } }] },
+      { storeId, barcodes: { isEmpty: true } },
+      { storeId, barcodes: { hasEvery: ['A'] } },
+      { storeId, title: { contains: '100%_\\' } },
+      { storeId, createdAt: { lte: new Date() } },
+    ];
+    const sizes = [];
+    for (const w of where) sizes.push(((await expectSame('product', 'findMany', { where: w, orderBy: { id: 'asc' } })) as unknown[]).length);
+    // Each filter keeps some rows and drops others (the text one with `%`, `_` and `\\` matches nothing, as in Prisma).
+    const all = await db.prisma.product.count({ where: { storeId } });
+    expect(sizes.filter((n) => n > 0 && n < all).length).toBeGreaterThanOrEqual(where.length - 3);
+  });
+
+  it('relation filters: to-one is/isNot/null, to-many some/every/none', async () => {
+    const where = [
+      { storeId, order: { name: { startsWith: '#' } } },
+      { storeId, order: { is: { customerEmail: { contains: '@' } } } },
+      { storeId, order: { isNot: null } },
+      { storeId, order: null },
+      { storeId, items: { some: { quantity: { gt: 1 } } } },
+      { storeId, items: { every: { removedAt: null } } },
+      { storeId, items: { none: { outcome: 'credit' } } },
+      { storeId, notes: { some: {} } },
+    ];
+    const sizes = [];
+    for (const w of where) sizes.push(((await expectSame('return', 'findMany', { where: w, orderBy: { number: 'asc' }, select: { id: true, number: true } })) as unknown[]).length);
+    const all = await db.prisma.return.count({ where: { storeId } });
+    expect(sizes.filter((n) => n > 0 && n < all).length).toBeGreaterThanOrEqual(where.length - 3);
+  });
+
+  it('orders: nulls first and last, by a related column, the date column of a date type', async () => {
+    await expectSame('inboundShipment', 'findMany', { where: { storeId }, orderBy: [{ estimatedArrivalDate: { sort: 'desc', nulls: 'last' } }, { id: 'asc' }] });
+    await expectSame('inboundShipment', 'findMany', { where: { storeId }, orderBy: [{ estimatedArrivalDate: { sort: 'asc', nulls: 'first' } }, { id: 'desc' }] });
+    await expectSame('product', 'findMany', { where: { storeId }, orderBy: [{ vendor: 'asc' }, { id: 'asc' }] });
+    await expectSame('orderLineItem', 'findMany', { where: { order: { storeId } }, orderBy: [{ order: { name: 'desc' } }, { position: 'asc' }], select: { id: true, title: true } });
+  });
+
+  it('cursors and pages, forward and backward, at the root and inside a relation', async () => {
+    const all = (await db.prisma.product.findMany({ where: { storeId }, orderBy: [{ vendor: 'asc' }, { id: 'asc' }], select: { id: true } })).map((p) => p.id);
+    expect(all.length).toBeGreaterThan(4);
+    for (const cursor of [all[0], all[2], all.at(-1)!]) {
+      for (const take of [2, -2, 10, -10]) {
+        await expectSame('product', 'findMany', { where: { storeId }, orderBy: [{ vendor: 'asc' }, { id: 'asc' }], cursor: { id: cursor }, skip: 1, take, select: { id: true, vendor: true } });
+        await expectSame('product', 'findMany', { where: { storeId }, orderBy: { createdAt: 'desc' }, cursor: { id: cursor }, take, select: { id: true } });
+      }
+    }
+    await expectSame('product', 'findMany', { where: { storeId }, cursor: { id: 'prd_nothing' }, take: 3 });
+    const families = await db.prisma.productFamily.findMany({ where: { storeId }, include: { products: { orderBy: { id: 'asc' }, select: { id: true } } } });
+    const family = families.find((f) => f.products.length > 3)!;
+    for (const take of [2, -2]) {
+      await expectSame('productFamily', 'findMany', {
+        where: { id: family.id },
+        include: { products: { cursor: { id: family.products[2].id }, skip: 1, take, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: { id: true, price: true } } },
+      });
+      await expectSame('productFamily', 'findMany', { where: { id: family.id }, include: { products: { take, skip: 1, orderBy: { sku: 'asc' } } } });
+    }
+  });
+
+  it('one record: findUnique by id or compound key, findFirst, count', async () => {
+    const location = await db.prisma.location.findFirstOrThrow({ where: { storeId } });
+    await expectSame('location', 'findUnique', { where: { id: location.id }, include: { inventoryLevels: { include: { product: true } } } });
+    await expectSame('location', 'findUnique', { where: { id: 'loc_nothing' } });
+    await expectSame('productFamilyOption', 'findFirst', { where: { family: { storeId } }, orderBy: { position: 'desc' } });
+    const option = await db.prisma.productFamilyOption.findFirstOrThrow({ where: { family: { storeId } } });
+    await expectSame('productFamilyOption', 'findUnique', { where: { familyId_name: { familyId: option.familyId, name: option.name } } });
+    await expectSame('return', 'count', { where: { storeId, status: { not: 'deleted' } } });
+  });
+});
+
+describe('batching and refusals', () => {
+  it('findUniques of one tick that differ only in the id are one statement, and each gets its own row', async () => {
+    const ids = (await db.prisma.return.findMany({ where: { storeId }, select: { id: true } })).map((r) => r.id);
+    expect(ids.length).toBeGreaterThan(1);
+    let found: unknown[] = [];
+    const statements = await statementsDuring(db, async () => {
+      found = await Promise.all([...ids, 'ffffffffffffffffffffffff'].map((id) => db.reads.return.findUnique({ where: { id, storeId }, select: { number: true } })));
+    });
+    expect(statements).toHaveLength(1);
+    const expected = await Promise.all(ids.map((id) => db.prisma.return.findUnique({ where: { id }, select: { number: true } })));
+    expect(found).toEqual([...expected, null]);
+    // Another store sees none of them.
+    expect(await Promise.all(ids.map((id) => db.reads.return.findUnique({ where: { id, storeId: 'str_other' } })))).toEqual(ids.map(() => null));
+  });
+
+  it('refuses what it does not compile rather than guessing', async () => {
+    await expect(db.reads.product.findMany({ distinct: ['vendor'] })).rejects.toThrow(UnsupportedRead);
+  });
+});
