@@ -1,7 +1,7 @@
-// The cost of the v2.2 door. Two operations, customer upsert and one page (20) of
-// the returns list, each driven as a closed loop (up to REQUESTS requests or
-// MAX_SECONDS, CONCURRENCY in flight, keep-alive fetch, in ROUNDS interleaved slices)
-// over real HTTP on 127.0.0.1 against:
+// The cost of the REST doors, measured from outside: every request is made by a load
+// generator in its own process (bench/load.ts: autocannon, CONCURRENCY connections,
+// interleaved rounds), never in the server's event loop. The servers run in this process.
+// Two operations, customer upsert and one page (20) of the returns list, each against:
 //   rest   the door: PUT /v2.2/stores/{id}/customers, GET /v2.2/stores/{id}/returns
 //   v3     the same GraphQL operation the REST route runs, posted to /v3/graphql
 //   v3rest the service's own SOFA door, /v3/rest/... (auth, rate limit, problem+json;
@@ -16,15 +16,24 @@
 //   memory the door itself with every read answered from memory (bench/readsInMemory.ts):
 //          no statement runs, so memory/sql bounds what rest/sql any change to how the
 //          data is read could reach (the real request does the same work plus the reads)
+//   peer   on PostgreSQL, PostGraphile 4.14.1 over the same tables, asked for the data the
+//          page selects (bench/peer.ts), in a process of its own
+// Then the other hot reads (GET order, GET customer, a page of inventory levels, the
+// warehouse door's return list, the /v3/rest returns page), each beside its floor
+// `replay`: the door's own statements, captured from one request, run by a bare node:http
+// route after the API-client lookup, answering their rows as JSON.
 // Every variant authenticates the bearer secret and counts the rate limit as the
 // door does, so what differs is the layer between HTTP and the domain. `sofa` vs
 // `table` isolates SOFA's route handling (both execute the same document); a third
 // run does that on the cheapest operation (the store lookup) without per-request
 // authentication, where routing weighs most.
 // Run on in-memory PGlite and on a scratch PostgreSQL database (dropped after).
+// BENCH_PROFILE=rest,memory writes a CPU profile of this process while those variants
+// are under load (bench/profiles/), with a summary.
 import http from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { execute, print, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { authenticate, isAuthFailure, readSecret, type AuthContext } from '../src/auth/authenticate.ts';
@@ -49,18 +58,21 @@ import { defineOperation, runOperation, type Operation } from '../src/schema/exe
 import { encodeCursor } from '../src/schema/keyset.ts';
 import { createApp } from '../src/server.ts';
 import { sofaRouter as serviceSofaRouter } from '../src/rest/sofa.ts';
+import { measureLoad, type LoadRequest, type Measured, type Variant } from './load.ts';
+import { POSTGRAPHILE_RETURNS_PAGE, startPostGraphile, type Peer } from './peer.ts';
 import { withReadsInMemory } from './readsInMemory.ts';
 
-const REQUESTS = Number(process.env.BENCH_REST_REQUESTS ?? 2000);
-/** Each variant also stops after this long, so `npm run bench` stays within a few minutes on a slow machine. */
-const MAX_SECONDS = Number(process.env.BENCH_REST_SECONDS ?? 1.5);
+/** Seconds of load per variant (over ROUNDS rounds); the whole bench stays within a few minutes. */
+const SECONDS = Number(process.env.BENCH_REST_SECONDS ?? 4);
 const ROUNDS = 2;
 const CONCURRENCY = 16;
-const WARMUP = 50;
-const WARMUP_SECONDS = 0.3;
+const WARMUP_SECONDS = 1;
+const PROFILED = (process.env.BENCH_PROFILE ?? '').split(',').filter(Boolean);
+const PROFILE_DIR = fileURLToPath(new URL('./profiles', import.meta.url));
 const PAGE = 20;
 const RETURNS = 40;
 const EMAILS = 50;
+const LEVELS = 30;
 // Connections of one variant sit idle while the others run; a server closing them meanwhile races the client's reuse.
 const KEEP_ALIVE_MS = 120_000;
 const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -88,28 +100,8 @@ const RAW_RETURN_INCLUDE = {
 interface Fixture {
   storeId: string;
   secret: string;
-}
-
-interface Request {
-  method: string;
-  path: string;
-  body?: unknown;
-}
-
-type Phase = 'warm' | 'measure';
-
-interface Variant {
-  name: string;
-  request: (i: number, phase: Phase) => Request;
-  expect: number[];
-}
-
-interface Measured {
-  name: string;
-  requests: number;
-  rps: number;
-  p50: number;
-  p99: number;
+  orderId: string;
+  customerEmail: string;
 }
 
 async function seed(db: Database): Promise<Fixture> {
@@ -129,7 +121,17 @@ async function seed(db: Database): Promise<Fixture> {
       await createReturn(db.prisma, storeId, { orderId: order.id, items: lines.map((l) => ({ lineItemId: l.id, quantity: 1, reason: 'too small' })) });
     }
   }
-  return { storeId, secret };
+  // A customer with custom fields and a phone number, and a page of stock levels.
+  const customerEmail = 'regular@example.com';
+  await upsertCustomer(db.prisma, storeId, { ...customerBody('seed', 0), email: customerEmail, phoneNumber: '+14155550100' });
+  const { defaultLocationId } = await db.prisma.store.findUniqueOrThrow({ where: { id: storeId } });
+  const products = Array.from({ length: LEVELS }, (_, i) => ({ id: newId('product'), storeId, title: `Stocked ${i}`, sku: `STK-${i}` }));
+  await db.prisma.product.createMany({ data: products });
+  await db.prisma.inventoryLevel.createMany({
+    data: products.map((p, i) => ({ id: newId('inventoryLevel'), storeId, productId: p.id, locationId: defaultLocationId!, quantity: 100 + i, committed: i % 3 })),
+  });
+  const order = await db.prisma.order.findFirstOrThrow({ where: { storeId }, orderBy: { createdAt: 'desc' } });
+  return { storeId, secret, orderId: order.id, customerEmail };
 }
 
 function customerBody(tag: string, i: number): CustomerUpsertInput {
@@ -343,6 +345,7 @@ async function startBenchServer(db: Database, fixture: Fixture) {
     (async () => {
       const body = await readBody(req);
       if (url.pathname.startsWith('/sql/')) return await sqlRoute(db, url, req, body, res);
+      if (url.pathname.startsWith('/replay/')) return await replayRoute(db, decodeURIComponent(url.pathname.slice('/replay/'.length)), req, res);
       const auth = await authOf(url, req.headers.authorization);
       if (!auth) return send(res, 401, { error: 'unauthorized' });
       if (url.pathname === `/raw/stores/${fixture.storeId}/customers` && req.method === 'PUT') {
@@ -418,6 +421,21 @@ async function sqlRoute(db: Database, url: URL, req: http.IncomingMessage, body:
   return send(res, 404, { error: 'no route' });
 }
 
+/** The statements each of the other reads ran, by read (benchOtherReads records them before measuring). */
+const replays = new Map<string, { sql: string; params: unknown[] }[]>();
+
+/** The `replay` floor of a read: the client lookup, then the door's own statements, their rows as JSON. */
+async function replayRoute(db: Database, name: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const secret = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+  const [client] = await db.sql.query<{ id: string; storeId: string }>(SQL_CLIENT, [hashSecret(secret)]);
+  if (!client) return send(res, 401, { error: 'unauthorized' });
+  const statements = replays.get(name);
+  if (!statements) return send(res, 404, { error: 'no such read' });
+  const answers: unknown[] = [];
+  for (const { sql, params } of statements) answers.push(await db.sql.query(sql, params));
+  return send(res, 200, answers);
+}
+
 /** A variant measures the door's work only if it serves what the door serves: the same body and the same next-page cursor. */
 async function sameReturnsPage(variant: string, door: Promise<Response>, other: Promise<Response>): Promise<void> {
   const [a, b] = await Promise.all([door, other]);
@@ -428,94 +446,50 @@ async function sameReturnsPage(variant: string, door: Promise<Response>, other: 
   if (a.headers.get('x-page-next') !== b.headers.get('x-page-next')) throw new Error(`the ${variant} returns page names another next page than the door`);
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-interface Run {
-  latencies: number[];
-  elapsed: number;
-}
-
-/** Requests `variant` in a closed loop until `count` are done or `seconds` have passed. */
-async function drive(origin: (path: string) => string, secret: string, variant: Variant, count: number, seconds: number, phase: Phase, first = 0): Promise<Run> {
-  const latencies: number[] = [];
-  let next = first;
-  const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
-  const deadline = performance.now() + seconds * 1000;
-  const worker = async () => {
-    while (next < first + count && performance.now() < deadline) {
-      const { method, path, body } = variant.request(next++, phase);
-      const started = performance.now();
-      const response = await fetch(origin(path), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await response.text();
-      latencies.push(performance.now() - started);
-      if (!variant.expect.includes(response.status)) throw new Error(`${variant.name}: ${method} ${path} -> ${response.status} ${text.slice(0, 300)}`);
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return { latencies, elapsed: performance.now() - started };
-}
-
-/**
- * Every variant warmed up, then measured in ROUNDS interleaved slices, so a change of
- * machine load during the run weighs on all variants alike.
- */
-async function measure(origin: (path: string) => string, secret: string, variants: readonly Variant[]): Promise<Measured[]> {
-  for (const variant of variants) await drive(origin, secret, variant, WARMUP, WARMUP_SECONDS, 'warm');
-  const runs = new Map<string, Run>(variants.map((v) => [v.name, { latencies: [], elapsed: 0 }]));
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const variant of variants) {
-      const total = runs.get(variant.name)!;
-      const run = await drive(origin, secret, variant, REQUESTS - total.latencies.length, MAX_SECONDS / ROUNDS, 'measure', total.latencies.length);
-      total.latencies.push(...run.latencies);
-      total.elapsed += run.elapsed;
-    }
-  }
-  return variants.map(({ name }) => {
-    const { latencies, elapsed } = runs.get(name)!;
-    latencies.sort((a, b) => a - b);
-    return { name, requests: latencies.length, rps: (latencies.length / elapsed) * 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
-  });
-}
-
-/** Statements the database ran for one request, BEGIN, COMMIT and ROLLBACK aside. */
-async function statementsOf(db: Database, request: () => Promise<Response>): Promise<number> {
-  let count = 0;
-  const stop = db.onStatement(({ sql }) => {
-    if (!/^\s*(BEGIN|COMMIT|ROLLBACK)\b|^-- Implicit/i.test(sql)) count++;
+/** The statements the database ran for one request, BEGIN, COMMIT and ROLLBACK aside. */
+async function statementsOf(db: Database, request: () => Promise<Response>): Promise<{ sql: string; params: unknown[] }[]> {
+  const seen: { sql: string; params: unknown[] }[] = [];
+  const stop = db.onStatement((statement) => {
+    if (!/^\s*(BEGIN|COMMIT|ROLLBACK)\b|^-- Implicit/i.test(statement.sql)) seen.push({ sql: statement.sql, params: statement.params });
   });
   try {
-    await (await request()).text();
+    const response = await request();
+    await response.text();
+    if (!response.ok) throw new Error(`${response.url} answered ${response.status}`);
   } finally {
     stop();
   }
-  return count;
+  return seen;
 }
 
-function printTable(title: string, rows: Measured[]) {
+function printTable(title: string, rows: Measured[], ratios: [string, string][]) {
   const line = (cells: string[]) => `  ${cells[0].padEnd(8)}${cells.slice(1).map((c) => c.padStart(10)).join('')}`;
   process.stdout.write(`${title}\n${line(['variant', 'requests', 'req/s', 'p50 ms', 'p99 ms'])}\n`);
   for (const r of rows) process.stdout.write(`${line([r.name, String(r.requests), r.rps.toFixed(0), r.p50.toFixed(1), r.p99.toFixed(1)])}\n`);
   const by = Object.fromEntries(rows.map((r) => [r.name, r]));
-  const ratios = [
-    ['rest', 'sql'],
-    ['memory', 'sql'],
-    ['rest', 'raw'],
-    ['rest', 'v3'],
-    ['v3rest', 'v3'],
-    ['v3', 'raw'],
-    ['sofa', 'table'],
-    ['rest', 'sofa'],
-  ].filter(([a, b]) => by[a] && by[b]);
-  const text = ratios.map(([a, b]) => `${a}/${b} ${(by[a].rps / by[b].rps).toFixed(2)}`).join(', ');
+  const text = ratios
+    .filter(([a, b]) => by[a] && by[b])
+    .map(([a, b]) => `${a}/${b} ${(by[a].rps / by[b].rps).toFixed(2)}`)
+    .join(', ');
   process.stdout.write(`  throughput ratios: ${text}\n`);
 }
 
 type Results = Record<'upsert' | 'returns', Measured[]>;
 
-async function benchDatabase(label: string, db: Database): Promise<Results> {
+const PAGE_RATIOS: [string, string][] = [
+  ['rest', 'sql'],
+  ['rest', 'peer'],
+  ['memory', 'sql'],
+  ['peer', 'sql'],
+  ['rest', 'raw'],
+  ['rest', 'v3'],
+  ['v3rest', 'v3'],
+  ['v3', 'raw'],
+  ['sofa', 'table'],
+  ['rest', 'sofa'],
+];
+
+async function benchDatabase(label: string, db: Database, peer: Peer | undefined): Promise<Results> {
   const started = performance.now();
   await applyMigrations(db);
   const fixture = await seed(db);
@@ -534,57 +508,112 @@ async function benchDatabase(label: string, db: Database): Promise<Results> {
   const memoryBase = await listen(memoryApp.server);
   const bench = await startBenchServer(db, fixture);
   const store = `/stores/${fixture.storeId}`;
+  const headers = { authorization: `Bearer ${fixture.secret}`, 'content-type': 'application/json' };
+  const get = (url: string): LoadRequest => ({ url, headers });
+  const send = (method: string, url: string, bodies: unknown[]): LoadRequest => ({ url, method, headers, bodies: bodies.map((b) => JSON.stringify(b)) });
+  const emails = (tag: string) => Array.from({ length: EMAILS }, (_, i) => customerBody(tag, i));
+  const profile = (part: string) => (PROFILED.length > 0 ? { variants: PROFILED, dir: PROFILE_DIR, label: `${label.split(' ')[0]}-${part}`.toLowerCase() } : undefined);
+  const load = (part: string) => ({ connections: CONCURRENCY, seconds: SECONDS, rounds: ROUNDS, warmupSeconds: WARMUP_SECONDS, profile: profile(part) });
   try {
     const upsert: Variant[] = [
-      { name: 'rest', expect: [200, 201], request: (i, phase) => ({ method: 'PUT', path: `app:/v2.2${store}/customers`, body: customerBody(`rest-${phase}`, i) }) },
-      { name: 'v3', expect: [200], request: (i, phase) => ({ method: 'POST', path: 'app:/v3/graphql', body: { query: UPSERT_QUERY, variables: { input: customerBody(`v3-${phase}`, i) } } }) },
-      { name: 'v3rest', expect: [200], request: (i, phase) => ({ method: 'POST', path: 'app:/v3/rest/upsert-customer', body: { input: customerBody(`v3rest-${phase}`, i) } }) },
-      { name: 'sofa', expect: [200], request: (i, phase) => ({ method: 'POST', path: 'bench:/sofa/upsert-customer', body: { input: customerBody(`sofa-${phase}`, i) } }) },
-      { name: 'table', expect: [200], request: (i, phase) => ({ method: 'POST', path: 'bench:/table/upsert-customer', body: { input: customerBody(`table-${phase}`, i) } }) },
-      { name: 'raw', expect: [200, 201], request: (i, phase) => ({ method: 'PUT', path: `bench:/raw${store}/customers`, body: customerBody(`raw-${phase}`, i) }) },
-      { name: 'sql', expect: [200, 201], request: (i, phase) => ({ method: 'PUT', path: 'bench:/sql/customers', body: customerBody(`sql-${phase}`, i) }) },
+      { name: 'rest', request: send('PUT', `${appBase}/v2.2${store}/customers`, emails('rest')) },
+      { name: 'v3', request: send('POST', `${appBase}/v3/graphql`, emails('v3').map((input) => ({ query: UPSERT_QUERY, variables: { input } }))) },
+      { name: 'v3rest', request: send('POST', `${appBase}/v3/rest/upsert-customer`, emails('v3rest').map((input) => ({ input }))) },
+      { name: 'sofa', request: send('POST', `${bench.base}/sofa/upsert-customer`, emails('sofa').map((input) => ({ input }))) },
+      { name: 'table', request: send('POST', `${bench.base}/table/upsert-customer`, emails('table').map((input) => ({ input }))) },
+      { name: 'raw', request: send('PUT', `${bench.base}/raw${store}/customers`, emails('raw')) },
+      { name: 'sql', request: send('PUT', `${bench.base}/sql/customers`, emails('sql')) },
     ];
     const returns: Variant[] = [
-      { name: 'rest', expect: [200], request: () => ({ method: 'GET', path: `app:/v2.2${store}/returns?page-size=${PAGE}` }) },
-      { name: 'v3', expect: [200], request: () => ({ method: 'POST', path: 'app:/v3/graphql', body: { query: RETURNS_QUERY, variables: { first: PAGE } } }) },
-      { name: 'v3rest', expect: [200], request: () => ({ method: 'GET', path: `app:/v3/rest/returns?first=${PAGE}` }) },
-      { name: 'sofa', expect: [200], request: () => ({ method: 'GET', path: `bench:/sofa/returns?first=${PAGE}` }) },
-      { name: 'table', expect: [200], request: () => ({ method: 'GET', path: `bench:/table/returns?first=${PAGE}` }) },
-      { name: 'raw', expect: [200], request: () => ({ method: 'GET', path: `bench:/raw${store}/returns` }) },
-      { name: 'sql', expect: [200], request: () => ({ method: 'GET', path: 'bench:/sql/returns' }) },
-      { name: 'memory', expect: [200], request: () => ({ method: 'GET', path: `memory:/v2.2${store}/returns?page-size=${PAGE}` }) },
+      { name: 'rest', request: get(`${appBase}/v2.2${store}/returns?page-size=${PAGE}`) },
+      { name: 'v3', request: send('POST', `${appBase}/v3/graphql`, [{ query: RETURNS_QUERY, variables: { first: PAGE } }]) },
+      { name: 'v3rest', request: get(`${appBase}/v3/rest/returns?first=${PAGE}`) },
+      { name: 'sofa', request: get(`${bench.base}/sofa/returns?first=${PAGE}`) },
+      { name: 'table', request: get(`${bench.base}/table/returns?first=${PAGE}`) },
+      { name: 'raw', request: get(`${bench.base}/raw${store}/returns`) },
+      { name: 'sql', request: get(`${bench.base}/sql/returns`) },
+      { name: 'memory', request: get(`${memoryBase}/v2.2${store}/returns?page-size=${PAGE}`) },
+      ...(peer
+        ? [{ name: 'peer', request: { url: peer.url, method: 'POST', headers: { 'content-type': 'application/json' }, bodies: [JSON.stringify({ query: POSTGRAPHILE_RETURNS_PAGE, variables: { storeId: fixture.storeId, first: PAGE } })] } }]
+        : []),
     ];
     const lookup: Variant[] = [
-      { name: 'sofa', expect: [200], request: () => ({ method: 'GET', path: `bench:/sofa/store?${PREAUTHORIZED}` }) },
-      { name: 'table', expect: [200], request: () => ({ method: 'GET', path: `bench:/table/store?${PREAUTHORIZED}` }) },
+      { name: 'sofa', request: get(`${bench.base}/sofa/store?${PREAUTHORIZED}`) },
+      { name: 'table', request: get(`${bench.base}/table/store?${PREAUTHORIZED}`) },
     ];
-    const bases: Record<string, string> = { app: appBase, bench: bench.base, memory: memoryBase };
-    const origin = (path: string) => bases[path.slice(0, path.indexOf(':'))] + path.slice(path.indexOf(':') + 1);
-    const headers = { authorization: `Bearer ${fixture.secret}`, 'content-type': 'application/json' };
     const upsertOnce = () => fetch(`${appBase}/v2.2${store}/customers`, { method: 'PUT', headers, body: JSON.stringify(customerBody('statements', 0)) });
     await (await upsertOnce()).text();
-    const upsertStatements = await statementsOf(db, upsertOnce);
-    const pageStatements = await statementsOf(db, () => fetch(`${appBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }));
+    const upsertStatements = (await statementsOf(db, upsertOnce)).length;
+    const pageStatements = (await statementsOf(db, () => fetch(`${appBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }))).length;
     await sameReturnsPage('sql', fetch(`${appBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }), fetch(`${bench.base}/sql/returns`, { headers }));
     await sameReturnsPage('memory', fetch(`${appBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }), fetch(`${memoryBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }));
-    const memoryPageStatements = await statementsOf(memoryDb, () => fetch(`${memoryBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }));
+    const memoryPageStatements = (await statementsOf(memoryDb, () => fetch(`${memoryBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }))).length;
     if (memoryPageStatements !== 0) throw new Error(`the memory variant ran ${memoryPageStatements} statements for a page`);
+    if (peer) await checkPeerPage(peer, fixture, `${appBase}/v2.2${store}/returns?page-size=${PAGE}`, headers);
     process.stdout.write(`${label}: statements per REST request (BEGIN/COMMIT aside): upsert of an existing customer ${upsertStatements} (sql variant: 2), returns page ${pageStatements} (sql variant: 2)\n`);
     const results: Partial<Results> = {};
-    for (const [key, title, variants] of [
-      ['upsert', `${label}: customer upsert (up to ${REQUESTS} requests or ${MAX_SECONDS} s, ${CONCURRENCY} in flight; ${EMAILS} e-mails, so creates then updates)`, upsert],
-      ['returns', `${label}: returns list, one page of ${PAGE} (up to ${REQUESTS} requests or ${MAX_SECONDS} s, ${CONCURRENCY} in flight)`, returns],
-      [undefined, `${label}: the store lookup, the cheapest operation, client authenticated once: SOFA's route handling against a route table's`, lookup],
-    ] as const) {
-      const rows = await measure(origin, fixture.secret, variants);
-      printTable(title, rows);
-      if (key) results[key] = rows;
-    }
+    const upsertRows = await measureLoad(upsert, load('upsert'));
+    printTable(`${label}: customer upsert (${CONCURRENCY} connections, ${SECONDS} s each; ${EMAILS} e-mails, so creates then updates)`, upsertRows, PAGE_RATIOS);
+    results.upsert = upsertRows;
+    const returnRows = await measureLoad(returns, load('returns'));
+    printTable(`${label}: returns list, one page of ${PAGE} (${CONCURRENCY} connections, ${SECONDS} s each${peer ? `; peer: ${peer.name}` : ''})`, returnRows, PAGE_RATIOS);
+    results.returns = returnRows;
+    printTable(`${label}: the store lookup, the cheapest operation, client authenticated once: SOFA's route handling against a route table's`, await measureLoad(lookup, load('lookup')), PAGE_RATIOS);
+    await benchOtherReads(label, db, `${appBase}`, bench.base, fixture, headers, load('reads'));
     return results as Results;
   } finally {
     await bench.close();
     await app.shutdown(1_000);
     await memoryApp.shutdown(1_000);
+  }
+}
+
+/** The peer answers the same returns, in the same order, as the door's page. */
+async function checkPeerPage(peer: Peer, fixture: Fixture, doorUrl: string, headers: Record<string, string>): Promise<void> {
+  const door = (await (await fetch(doorUrl, { headers })).json()) as { returns: { id: string }[] };
+  const response = await fetch(peer.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: POSTGRAPHILE_RETURNS_PAGE, variables: { storeId: fixture.storeId, first: PAGE } }),
+  });
+  const answer = (await response.json()) as { data?: { allReturns: { nodes: { id: string }[] } }; errors?: unknown };
+  const ids = answer.data?.allReturns.nodes.map((n) => n.id);
+  if (!isDeepStrictEqual(ids, door.returns.map((r) => r.id))) throw new Error(`the peer's page names other returns than the door's: ${JSON.stringify(answer).slice(0, 500)}`);
+}
+
+/**
+ * The other reads users poll, each beside `replay`: the statements the door ran for it,
+ * run again behind a bare node:http route (after the API-client lookup the floor always pays).
+ */
+async function benchOtherReads(
+  label: string,
+  db: Database,
+  appBase: string,
+  benchBase: string,
+  fixture: Fixture,
+  headers: Record<string, string>,
+  options: Parameters<typeof measureLoad>[1],
+): Promise<void> {
+  const store = `/stores/${fixture.storeId}`;
+  const reads: [string, string][] = [
+    ['GET order', `/v2.2${store}/orders/${fixture.orderId}`],
+    ['GET customer', `/v2.2${store}/customers?email=${encodeURIComponent(fixture.customerEmail)}`],
+    [`inventory levels, page of ${PAGE}`, `/v2.2${store}/inventory-levels?page-size=${PAGE}`],
+    [`warehouse return list (${RETURNS} returns)`, '/api/v1/warehouse/return/list'],
+    [`/v3/rest returns, page of ${PAGE}`, `/v3/rest/returns?first=${PAGE}`],
+  ];
+  for (const [name, path] of reads) {
+    await fetch(`${appBase}${path}`, { headers }).then((r) => r.text());
+    const statements = await statementsOf(db, () => fetch(`${appBase}${path}`, { headers }));
+    replays.set(name, statements);
+    const rows = await measureLoad(
+      [
+        { name: 'door', request: { url: `${appBase}${path}`, headers } },
+        { name: 'replay', request: { url: `${benchBase}/replay/${encodeURIComponent(name)}`, headers } },
+      ],
+      options,
+    );
+    printTable(`${label}: ${name} (${path.replace(fixture.storeId, '{id}')}): ${statements.length} statement(s)`, rows, [['door', 'replay']]);
   }
 }
 
@@ -602,7 +631,7 @@ async function dropWhenReleased(admin: pg.Client, name: string): Promise<void> {
   await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
 }
 
-async function withScratchPostgres(fn: (db: Database) => Promise<void>): Promise<boolean> {
+async function withScratchPostgres(fn: (db: Database, url: string) => Promise<void>): Promise<boolean> {
   const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
   try {
     await admin.connect();
@@ -616,7 +645,7 @@ async function withScratchPostgres(fn: (db: Database) => Promise<void>): Promise
   url.pathname = `/${name}`;
   const db = await openDatabase(url.toString(), { poolSize: CONCURRENCY });
   try {
-    await fn(db);
+    await fn(db, url.toString());
   } finally {
     await db.close();
     await dropWhenReleased(admin, name);
@@ -630,13 +659,20 @@ export async function run(): Promise<void> {
   const pglite = await openDatabase('pglite:memory:');
   let embedded: Results;
   try {
-    embedded = await benchDatabase('PGlite (in memory)', pglite);
+    embedded = await benchDatabase('PGlite (in memory)', pglite, undefined);
   } finally {
     await pglite.close();
   }
   let server: Results | undefined;
-  await withScratchPostgres(async (db) => {
-    server = await benchDatabase('PostgreSQL', db);
+  await withScratchPostgres(async (db, url) => {
+    // The peer reads the same scratch database (it starts once the door has migrated it).
+    await applyMigrations(db);
+    const peer = await startPostGraphile(url);
+    try {
+      server = await benchDatabase('PostgreSQL', db, peer);
+    } finally {
+      await peer?.close();
+    }
   });
   if (server) {
     const rps = (rows: Measured[], name: string) => rows.find((r) => r.name === name)!.rps;

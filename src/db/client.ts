@@ -107,16 +107,31 @@ function pgListen(connectionString: string): Database['listen'] {
   };
 }
 
-export type StatementListener = (statement: { sql: string; durationMs: number }) => void;
+export interface ObservedStatement {
+  sql: string;
+  durationMs: number;
+  /** The statement's parameters (parsed when read: Prisma hands them over as JSON text). */
+  readonly params: unknown[];
+}
+
+export type StatementListener = (statement: ObservedStatement) => void;
 
 /** A Prisma client, and a reader on `sql`, that report their statements to the listeners of `onStatement`. */
 export function observedClients(adapter: PrismaPg | PrismaPGlite, sql: SqlChannel): Pick<Database, 'prisma' | 'reads' | 'onStatement'> {
   const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
   const listeners = new Set<StatementListener>();
-  const report = (sql: string, durationMs: number) => {
-    for (const listener of listeners) listener({ sql, durationMs });
+  const report = (statement: ObservedStatement) => {
+    for (const listener of listeners) listener(statement);
   };
-  prisma.$on('query', (event) => report(event.query, event.duration));
+  prisma.$on('query', (event) =>
+    report({
+      sql: event.query,
+      durationMs: event.duration,
+      get params() {
+        return JSON.parse(event.params) as unknown[];
+      },
+    }),
+  );
   const reads = createReads({
     async query<T>(text: string, params: unknown[]) {
       if (listeners.size === 0) return sql.query<T>(text, params);
@@ -124,7 +139,7 @@ export function observedClients(adapter: PrismaPg | PrismaPGlite, sql: SqlChanne
       try {
         return await sql.query<T>(text, params);
       } finally {
-        report(text, performance.now() - started);
+        report({ sql: text, durationMs: performance.now() - started, params });
       }
     },
   });

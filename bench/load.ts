@@ -1,0 +1,163 @@
+// Load from outside the server: every measured request is made by autocannon running in a
+// child process of its own, so the client's work never shares the server's event loop (a
+// load generator in the server's process slows the cheap variants most and pulls every
+// ratio towards 1). Variants are measured in interleaved rounds, so a change of machine
+// load during a run weighs on all of them alike. Optionally the server's process is
+// profiled (node:inspector) while one variant is under load.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const WORKER = fileURLToPath(new URL('./loadWorker.mjs', import.meta.url));
+
+export interface LoadRequest {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  /** Sent in turn, request after request (one body is sent every time). */
+  bodies?: string[];
+}
+
+interface Slice {
+  requests: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** One run of autocannon against `request`: `connections` in flight for `seconds`. */
+function autocannon(request: LoadRequest, connections: number, seconds: number): Promise<Slice> {
+  const options = { url: request.url, method: request.method ?? 'GET', headers: request.headers ?? {}, bodies: request.bodies ?? [], connections, duration: seconds };
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WORKER], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`the load generator exited ${code}: ${err.slice(0, 500)}`));
+      const result = JSON.parse(out) as {
+        requests: { total: number };
+        duration: number;
+        latency: { p50: number; p99: number };
+        non2xx: number;
+        errors: number;
+        timeouts: number;
+      };
+      resolve({
+        requests: result.requests.total,
+        seconds: result.duration,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        non2xx: result.non2xx,
+        errors: result.errors + result.timeouts,
+      });
+    });
+    child.stdin.end(JSON.stringify(options));
+  });
+}
+
+export interface Variant {
+  name: string;
+  request: LoadRequest;
+}
+
+export interface Measured {
+  name: string;
+  requests: number;
+  rps: number;
+  /** Median over the rounds of each round's median latency (ms). */
+  p50: number;
+  p99: number;
+}
+
+export interface LoadOptions {
+  connections: number;
+  /** Seconds of load per variant, split over the rounds. */
+  seconds: number;
+  rounds: number;
+  warmupSeconds: number;
+  /** Variants whose load is profiled (node:inspector on this process), written under `profileDir`. */
+  profile?: { variants: readonly string[]; dir: string; label: string };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** Every variant warmed up, then measured in `rounds` interleaved slices. A non-2xx answer or an error fails the run. */
+export async function measureLoad(variants: readonly Variant[], options: LoadOptions): Promise<Measured[]> {
+  for (const variant of variants) await checked(variant, await autocannon(variant.request, options.connections, options.warmupSeconds));
+  const slices = new Map<string, Slice[]>(variants.map((v) => [v.name, []]));
+  const profiled = new Set(options.profile?.variants ?? []);
+  for (let round = 0; round < options.rounds; round++) {
+    for (const variant of variants) {
+      const profile = round === 0 && profiled.has(variant.name) ? await startProfile() : undefined;
+      const slice = await autocannon(variant.request, options.connections, options.seconds / options.rounds);
+      if (profile && options.profile) await profile.stop(path.join(options.profile.dir, `${options.profile.label}-${variant.name}.cpuprofile`));
+      slices.get(variant.name)!.push(await checked(variant, slice));
+    }
+  }
+  return variants.map(({ name }) => {
+    const runs = slices.get(name)!;
+    const requests = runs.reduce((sum, s) => sum + s.requests, 0);
+    const seconds = runs.reduce((sum, s) => sum + s.seconds, 0);
+    return { name, requests, rps: requests / seconds, p50: median(runs.map((s) => s.p50)), p99: median(runs.map((s) => s.p99)) };
+  });
+}
+
+async function checked(variant: Variant, slice: Slice): Promise<Slice> {
+  if (slice.non2xx > 0 || slice.errors > 0) {
+    const response = await fetch(variant.request.url, { method: variant.request.method, headers: variant.request.headers, body: variant.request.bodies?.[0] });
+    throw new Error(`${variant.name}: ${slice.non2xx} non-2xx answers and ${slice.errors} errors under load; one answer now: ${response.status} ${(await response.text()).slice(0, 300)}`);
+  }
+  return slice;
+}
+
+async function startProfile() {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(file: string) {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, JSON.stringify(profile));
+      process.stdout.write(`  profile of this process under that load: ${file}\n${summariseProfile(profile as CpuProfile)}`);
+    },
+  };
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string } }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Self time by package (or our source folder), the largest first. */
+export function summariseProfile(profile: CpuProfile, top = 12): string {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const totals = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const { functionName, url } = byId.get(id)!.callFrame;
+    const delta = profile.timeDeltas[i] ?? 0;
+    total += delta;
+    const dependency = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(url)?.[1];
+    const own = url.includes('/src/') ? `src/${url.split('/src/')[1].split('/')[0]}` : undefined;
+    const key = functionName === '(garbage collector)' ? 'GC' : functionName === '(idle)' ? 'idle' : (dependency ?? own ?? (url || `(native) ${functionName}`));
+    totals.set(key, (totals.get(key) ?? 0) + delta);
+  });
+  return (
+    [...totals]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([key, time]) => `    ${((100 * time) / total).toFixed(1).padStart(5)}%  ${key}`)
+      .join('\n') + '\n'
+  );
+}
