@@ -25,9 +25,24 @@ export class EmbeddedDatabaseBusyError extends Error {}
 // checkpoint ever runs, and with the default max_wal_size (1GB) a checkpoint comes only
 // after about 540 MB of WAL. A process killed before that replays all of it on the next
 // start, single-threaded in WebAssembly (measured: ~190 MB of WAL took 3.6 s instead of
-// 1.5 s on an idle core, many times that on a busy machine). A small max_wal_size makes
-// the backend checkpoint every ~34 MB of WAL, which bounds the replay after a crash.
-const EMBEDDED_MAX_WAL_SIZE = '64MB';
+// 1.5 s on an idle core, many times that on a busy machine). A smaller max_wal_size is not
+// the way: when WAL reaches it the backend asks for a checkpoint from a checkpointer that
+// does not exist and waits for it in a loop, and every query after waits behind it (with
+// 64MB, the first ~30 MB of writes hung the database for good). The owner checkpoints
+// itself instead, with the CHECKPOINT command, whenever the WAL since the last checkpoint
+// passes CHECKPOINT_WAL_BYTES.
+export const CHECKPOINT_WAL_BYTES = 32 * 1024 * 1024;
+const CHECKPOINT_CHECK_MS = 10_000;
+
+/** Runs CHECKPOINT when more than `walBytes` of WAL were written since the last one; true if it did. */
+export async function checkpointWhenBehind(pglite: PGlite, walBytes = CHECKPOINT_WAL_BYTES): Promise<boolean> {
+  const { rows } = await pglite.query<{ behind: string }>(
+    'SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), redo_lsn)::text AS behind FROM pg_control_checkpoint()',
+  );
+  if (Number(rows[0].behind) <= walBytes) return false;
+  await pglite.exec('CHECKPOINT');
+  return true;
+}
 
 // PostgreSQL's default 128 MB of shared buffers is resident WebAssembly memory once
 // touched; an embedded database of one merchant's data fits in far less (measured: the
@@ -35,13 +50,7 @@ const EMBEDDED_MAX_WAL_SIZE = '64MB';
 const EMBEDDED_SHARED_BUFFERS = '32MB';
 
 /** PGlite's start parameters with the embedded database's own settings. */
-export const EMBEDDED_START_PARAMS = [
-  ...PGlite.defaultStartParams,
-  '-c',
-  `max_wal_size=${EMBEDDED_MAX_WAL_SIZE}`,
-  '-c',
-  `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`,
-];
+export const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`];
 
 // initdb, which makes a new directory, holds ~300 MB of WebAssembly and bundle memory for
 // a moment; freed, it stays resident in the process. Run in a worker thread, whose memory
@@ -142,10 +151,18 @@ async function own(dataDir: string, lockPath: string, share: boolean): Promise<E
     throw error;
   }
   const db = pglite;
+  let checkpointing: Promise<unknown> = Promise.resolve();
+  const checkpoints = setInterval(() => {
+    checkpointing = checkpointWhenBehind(db).catch((error: unknown) => {
+      process.emitWarning(`checkpoint of the embedded database ${dataDir} failed: ${(error as Error).message}`);
+    });
+  }, CHECKPOINT_CHECK_MS).unref();
   return {
     mode: 'owner',
     pglite: db,
     async close() {
+      clearInterval(checkpoints);
+      await checkpointing;
       await socketServer?.stop().catch(() => undefined);
       if (share) fs.rmSync(socketDir, { recursive: true, force: true });
       await db.close();

@@ -14,6 +14,7 @@ export type StatementNamer = (query: { sql: string }) => string;
 /** What PGlite exposes for its own `query` and not in its declared interface. */
 interface PGliteInternals {
   _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T>;
+  _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T>;
   execProtocolStream(message: Uint8Array, options: { syncToFs: boolean }): Promise<Parameters<typeof parse.parseResults>[0]>;
   serializers: Record<number, (value: unknown) => string>;
   parsers: Parameters<typeof parse.parseResults>[1];
@@ -31,10 +32,13 @@ export function withPreparedStatements(pglite: PGlite, nameOf: StatementNamer): 
 
   // Unnamed statements go to PGlite's own query of the same scope: inside a transaction,
   // the transaction's (PGlite's top-level query would wait for the transaction to end).
-  const namedOr = (unnamed: Query): Query => async (sql, params = [], options = {}) => {
+  // A top-level statement waits for any open transaction to end, as PGlite's own query does:
+  // holding only the query lock, it could run between another caller's statements, inside
+  // that caller's transaction, and be rolled back with it.
+  const namedOr = (unnamed: Query, exclusive: <T>(fn: () => Promise<T>) => Promise<T>): Query => async (sql, params = [], options = {}) => {
     const name = nameOf({ sql });
     if (name === '' || options.blob || options.paramTypes) return unnamed(sql, params, options);
-    const results = await internals._runExclusiveQuery(async () => {
+    const results = await exclusive(() => internals._runExclusiveQuery(async () => {
       const messages: Awaited<ReturnType<typeof run>> = [];
       try {
         let paramTypes = prepared.get(name);
@@ -67,15 +71,17 @@ export function withPreparedStatements(pglite: PGlite, nameOf: StatementNamer): 
         throw error;
       }
       return parse.parseResults(messages, internals.parsers, options)[0];
-    });
+    }));
     // As PGlite's own query does: outside a transaction, a statement is written through at once.
     if (!pglite.isInTransaction()) await pglite.syncToFs();
     return results;
   };
 
-  const query = namedOr((sql, params, options) => pglite.query(sql, params, options));
+  const query = namedOr((sql, params, options) => pglite.query(sql, params, options), (fn) => internals._runExclusiveTransaction(fn));
   const transaction: PGlite['transaction'] = (fn) =>
-    pglite.transaction((tx) => fn(Object.create(tx, { query: { value: namedOr((sql, params, options) => tx.query(sql, params, options)) } }) as Transaction));
+    pglite.transaction((tx) =>
+      fn(Object.create(tx, { query: { value: namedOr((sql, params, options) => tx.query(sql, params, options), (run) => run()) } }) as Transaction),
+    );
 
   return new Proxy(pglite, {
     get(target, property) {

@@ -88,4 +88,26 @@ describe('prepared statements', () => {
       await pglite.close();
     }
   });
+
+  it('on PGlite, a named statement outside a transaction waits for an open one instead of joining it', async () => {
+    const pglite = new PGlite();
+    try {
+      const view = withPreparedStatements(pglite, ({ sql }) => (sql.includes('named') ? 'p_named' : ''));
+      await view.exec('CREATE TABLE t (id int PRIMARY KEY, note text)');
+      let outside: Promise<unknown> | undefined;
+      await expect(
+        view.transaction(async (tx) => {
+          await tx.query(`INSERT INTO t VALUES (1, 'inside')`);
+          outside = view.query(`INSERT INTO t VALUES ($1, 'named')`, [2]);
+          // Give the outside statement every chance to run before the transaction ends.
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          throw new Error('undo');
+        }),
+      ).rejects.toThrow('undo');
+      await outside;
+      expect((await view.query<{ id: number }>('SELECT id FROM t ORDER BY id')).rows.map((r) => r.id)).toEqual([2]);
+    } finally {
+      await pglite.close();
+    }
+  });
 });
