@@ -1,6 +1,22 @@
 // What the HTTP server hands a front door, and what it expects back. The server
 // reads (and limits) the body once; doors never touch node:http streams.
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Authenticator } from './auth/authenticate.ts';
+import type { RateLimiter } from './auth/rateLimit.ts';
+import type { Config } from './config.ts';
+import type { Database } from './db/client.ts';
+import type { Logger } from './logger.ts';
+import type { Metrics } from './metrics.ts';
+
+/** What every door is made with: the server builds it once and hands it to each. */
+export interface AppDeps {
+  db: Database;
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  rateLimiter: RateLimiter;
+  authenticator: Authenticator;
+}
 
 export interface DoorRequest {
   method: string;

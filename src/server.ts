@@ -4,10 +4,7 @@
 // counts every request, and shuts down gracefully. No business logic lives here.
 import http from 'node:http';
 import crypto from 'node:crypto';
-import type { Database } from './db/client.ts';
-import type { Config } from './config.ts';
-import type { Logger } from './logger.ts';
-import { json, type Door, type DoorRequest, type DoorResponse } from './door.ts';
+import { json, type AppDeps, type Door, type DoorRequest, type DoorResponse } from './door.ts';
 import { createGraphQLDoor } from './schema/http.ts';
 import { createRestDoor } from './rest/door.ts';
 import { createCompatDoor } from './compat/door.ts';
@@ -17,18 +14,9 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { configurePortalLinkSecret } from './auth/shopper.ts';
 import { createWebDoor } from './web/door.ts';
 import { createRateLimiter, type RateLimiter } from './auth/rateLimit.ts';
-import { createAuthenticator, type Authenticator } from './auth/authenticate.ts';
+import { createAuthenticator } from './auth/authenticate.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
-
-export interface AppDeps {
-  db: Database;
-  config: Config;
-  logger: Logger;
-  metrics: Metrics;
-  rateLimiter: RateLimiter;
-  authenticator: Authenticator;
-}
 
 export interface App {
   server: http.Server;

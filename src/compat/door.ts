@@ -6,7 +6,7 @@ import { authorizeScopes, isAuthFailure, readSecret } from '../auth/authenticate
 import { header, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import { RouteTable } from '../routeTable.ts';
 import { createContext } from '../schema/context.ts';
-import type { AppDeps } from '../server.ts';
+import type { AppDeps } from '../door.ts';
 import { compatError } from './errors.ts';
 import { compatRoutes } from './routes/index.ts';
 

@@ -4,7 +4,7 @@
 import { authorizeScopes, authorizeStore, isAuthFailure, readSecret, type AuthFailure } from '../auth/authenticate.ts';
 import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import { createContext } from '../schema/context.ts';
-import type { AppDeps } from '../server.ts';
+import type { AppDeps } from '../door.ts';
 import { problem } from './problem.ts';
 import { RouteTable, type Route } from '../routeTable.ts';
 import { restRoutes } from './routes/index.ts';

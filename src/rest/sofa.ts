@@ -20,7 +20,7 @@ import { header, type Door, type DoorRequest, type DoorResponse } from '../door.
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import { classifyError } from '../schema/errors.ts';
 import { schema } from '../schema/index.ts';
-import type { AppDeps } from '../server.ts';
+import type { AppDeps } from '../door.ts';
 import { problem, REST_STATUS } from './problem.ts';
 import { describeSofaAnswers, isConnection, routeName, SOFA_SCALARS, sofaLinks, type SofaOpenApiDocument } from './sofaDocument.ts';
 

@@ -10,7 +10,7 @@ import { createContext, type GraphQLContext } from './context.ts';
 import { classifyError, toGraphQLError } from './errors.ts';
 import { readSecret, isAuthFailure } from '../auth/authenticate.ts';
 import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
-import type { AppDeps } from '../server.ts';
+import type { AppDeps } from '../door.ts';
 import { graphqlLimitPlugins } from './limits.ts';
 
 const ENDPOINT = '/v3/graphql';

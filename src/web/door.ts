@@ -8,7 +8,7 @@ import { shopperAuth } from '../auth/shopper.ts';
 import { consumeThrottle } from '../auth/throttle.ts';
 import type { Door, DoorRequest, DoorResponse } from '../door.ts';
 import { createContext } from '../schema/context.ts';
-import type { AppDeps } from '../server.ts';
+import type { AppDeps } from '../door.ts';
 import { dashboard } from './admin.ts';
 import { html } from './html.ts';
 import { clientAddress, cookies, formBody, page, randomToken, redirect, sameToken, SECURITY_HEADERS, setCookie } from './http.ts';
