@@ -6,7 +6,7 @@
 // cheaper than that, so that variant's figure bounds what any data-layer work could reach
 // against the bench's SQL floor. The key costs one JSON.stringify of each read's arguments,
 // which the real request does not pay: the bound errs a little on the strict side.
-import type { Database } from '../src/db/client.ts';
+import type { Database } from '../src/db/database.ts';
 import type { Reads } from '../src/db/reads/reader.ts';
 
 type Delegate = Record<string, (args?: unknown) => Promise<unknown>>;

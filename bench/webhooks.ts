@@ -13,7 +13,8 @@
 // over the first 3,000 deliveries that start-up cost about a third of the rate (1,920/s
 // against 3,128/s over 10,000, same machine, back to back).
 import pg from 'pg';
-import { openDatabase, type Database } from '../src/db/client.ts';
+import { openDatabase } from '../src/db/client.ts';
+import type { Database } from '../src/db/database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { createStore } from '../src/domain/stores.ts';
 import { configureWebhookAddressPolicy, createWebhookSubscription, systemLookup } from '../src/domain/webhooks.ts';

@@ -2,7 +2,7 @@
 // (unless WEBHOOK_DISPATCHER=false) and periodic pruning of rate-limit windows and
 // of the webhook history older than WEBHOOK_RETENTION_DAYS.
 import type { Config } from './config.ts';
-import type { Database } from './db/client.ts';
+import type { Database } from './db/database.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import { pruneWebState } from './auth/throttle.ts';

@@ -5,7 +5,8 @@
 // running server's embedded database through its socket.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
-import { DatabaseUrlError, openDatabase, type Database } from './db/client.ts';
+import { DatabaseUrlError, openDatabase } from './db/client.ts';
+import type { Database } from './db/database.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { isDomainError } from './domain/errors.ts';
 import { createApiClient, createStore, linkFulfillmentService, revokeApiClient } from './domain/stores.ts';

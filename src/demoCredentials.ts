@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { authenticate, isAuthFailure } from './auth/authenticate.ts';
-import { describeUrl, type Database } from './db/client.ts';
+import { describeUrl } from './db/client.ts';
+import type { Database } from './db/database.ts';
 
 export interface DemoCredentials {
   storeId: string;

@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Authenticator } from './auth/authenticate.ts';
 import type { RateLimiter } from './auth/rateLimit.ts';
 import type { Config } from './config.ts';
-import type { Database } from './db/client.ts';
+import type { Database } from './db/database.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 

@@ -6,7 +6,7 @@
 // API_CLIENT_CHANNEL in its transaction, and each authenticator LISTENs and forgets the
 // client (the revoking process also tells its own at once). While the listening connection is
 // down the cache is not used, since a notification could be missed.
-import type { Database } from '../db/client.ts';
+import type { Database } from '../db/database.ts';
 import type { PrismaClient, StoreKind } from '../generated/prisma/client.ts';
 import { isScope, type Scope } from './scopes.ts';
 import { hashSecret, sameHash } from './secrets.ts';

@@ -15,7 +15,7 @@ import {
   type Database,
   type OpenOptions,
   type SqlChannel,
-} from './client.ts';
+} from './database.ts';
 import { EMBEDDED_START_PARAMS, openEmbedded, type EmbeddedHandle } from './embedded.ts';
 import { withPreparedStatements } from './preparedPglite.ts';
 

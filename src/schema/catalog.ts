@@ -7,7 +7,6 @@ import * as catalog from '../domain/catalog.ts';
 import type { Plain } from '../db/reads/plain.ts';
 import { builder } from './builder.ts';
 import { perRequest, storeIdOf, type GraphQLContext } from './context.ts';
-import { LocationInventoryLevel, LocationInventoryLevelConnection } from './inventory.ts';
 import { keysetConnection } from './keyset.ts';
 import { connectionNodeQuery, fieldQuery, keysetSortOf, registerNode, type SortKeyDefinition } from './node.ts';
 import { money, Money } from './scalars.ts';
@@ -220,20 +219,6 @@ export const Product = builder.prismaObject('Product', {
     }),
     images: t.relatedConnection('images', { nullable: false, cursor: 'id', authScopes: { scope: 'products_read' }, query: { orderBy: IMAGE_ORDER } }, ProductImageConnection),
     productFamily: t.relation('family', { nullable: true, authScopes: { scope: 'products_read' } }),
-    inventoryLevel: t.field({
-      type: LocationInventoryLevel,
-      nullable: true,
-      description: 'The level at this location, if the product is stocked there',
-      authScopes: { scope: 'inventory_read' },
-      args: { locationId: t.arg.id({ required: true }) },
-      select: (args, _ctx, nestedSelection) => ({ inventoryLevels: nestedSelection({ where: { locationId: String(args.locationId) }, take: 1 }) }),
-      resolve: (p) => p.inventoryLevels[0] ?? null,
-    }),
-    inventoryLevels: t.relatedConnection(
-      'inventoryLevels',
-      { nullable: false, cursor: 'id', authScopes: { scope: 'inventory_read' }, query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } },
-      LocationInventoryLevelConnection,
-    ),
     createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { nullable: false, type: 'DateTime' }),
   }),

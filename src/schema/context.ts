@@ -1,4 +1,4 @@
-import type { Database } from '../db/client.ts';
+import type { Database } from '../db/database.ts';
 import type { Reads } from '../db/reads/reader.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { AuthContext } from '../auth/authenticate.ts';

@@ -5,7 +5,7 @@
 import type { Prisma } from '../generated/prisma/client.ts';
 import * as inventory from '../domain/inventory.ts';
 import { builder } from './builder.ts';
-import { InventoryProduct } from './catalog.ts';
+import { InventoryProduct, Product } from './catalog.ts';
 import { storeIdOf } from './context.ts';
 import { keysetConnection } from './keyset.ts';
 import { connectionNodeQuery, fieldQuery, keysetSortOf, registerNode, timeRange, type SortKeyDefinition } from './node.ts';
@@ -46,6 +46,24 @@ registerNode(LocationInventoryLevel, {
 });
 
 export const LocationInventoryLevelConnection = builder.connectionObject({ type: LocationInventoryLevel, name: 'LocationInventoryLevelConnection' });
+
+// A product's stock, defined here with the level type it lists (catalog.ts stays below inventory).
+builder.prismaObjectFields(Product, (t) => ({
+    inventoryLevel: t.field({
+      type: LocationInventoryLevel,
+      nullable: true,
+      description: 'The level at this location, if the product is stocked there',
+      authScopes: { scope: 'inventory_read' },
+      args: { locationId: t.arg.id({ required: true }) },
+      select: (args, _ctx, nestedSelection) => ({ inventoryLevels: nestedSelection({ where: { locationId: String(args.locationId) }, take: 1 }) }),
+      resolve: (p) => p.inventoryLevels[0] ?? null,
+    }),
+    inventoryLevels: t.relatedConnection(
+      'inventoryLevels',
+      { nullable: false, cursor: 'id', authScopes: { scope: 'inventory_read' }, query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } },
+      LocationInventoryLevelConnection,
+    ),
+}));
 
 export const Location = builder.prismaObject('Location', {
   // Select mode (builder.ts): the name loads with every location.

@@ -15,7 +15,7 @@
 // with skewed clocks agree on what is due.
 import crypto from 'node:crypto';
 import os from 'node:os';
-import type { Database } from '../db/client.ts';
+import type { Database } from '../db/database.ts';
 import type { AddressPolicy } from '../domain/webhooks.ts';
 import { newId } from '../domain/ids.ts';
 import type { Logger } from '../logger.ts';

@@ -6,7 +6,7 @@
 // value that its published shape does not allow.
 import DataLoader from 'dataloader';
 import type { ReturnStatus, StoreKind, WebhookPayload } from '../generated/prisma/client.ts';
-import type { Database } from '../db/client.ts';
+import type { Database } from '../db/database.ts';
 import { RETURN_BACKFILL_TOPIC } from '../domain/webhooks.ts';
 import type { Logger } from '../logger.ts';
 import { COMPAT_RETURN_FRAGMENT, loopReturnWebhook, type CompatReturnNode, type LoopTrigger } from '../compat/returnShape.ts';

@@ -9,7 +9,7 @@
 // deliveries are never touched, and an event is only deleted once nothing refers to
 // it, so the outbox and per-subject order are unaffected. Times come from the
 // database clock, as in the dispatcher.
-import type { Database } from '../db/client.ts';
+import type { Database } from '../db/database.ts';
 
 export interface RetentionOptions {
   /** Finished deliveries and events older than this many days are deleted. */

@@ -1,5 +1,5 @@
 // Small helpers shared by the compatibility-interface tests.
-import type { Database } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { call, type TestServer } from '../support/server.ts';
 
 export const WAREHOUSE = '/api/v1/warehouse';

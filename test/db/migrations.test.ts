@@ -8,7 +8,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/client.ts';
+import { openDatabase } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { applyMigrations, MigrationError, readMigrations } from '../../src/db/migrate.ts';
 import { databaseName } from '../support/globalSetup.ts';
 

@@ -3,8 +3,8 @@
 // errors, transactions and rollbacks behaving as with unnamed statements.
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/client.ts';
-import { preparedStatementNames } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
+import { preparedStatementNames } from '../../src/db/database.ts';
 import { withPreparedStatements } from '../../src/db/preparedPglite.ts';
 import { createStore } from '../../src/domain/stores.ts';
 import { Prisma } from '../../src/generated/prisma/client.ts';

@@ -3,7 +3,7 @@
 // cursors forward and backward, counts) it must answer exactly Prisma's rows, in Prisma's
 // order, with timestamps, amounts and 64-bit integers as text (toPlain), in ONE statement.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { UnsupportedRead } from '../../src/db/reads/compile.ts';
 import { toPlain } from '../../src/db/reads/plain.ts';
 import { seedDemo } from '../../src/domain/demo.ts';

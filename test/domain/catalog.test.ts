@@ -2,7 +2,7 @@
 // money amounts, no floats), family option changes that keep variants consistent,
 // and a product's family change requiring the new family's option values.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { attributeValue, createProduct, createProductFamily, InputIssues, updateProduct, updateProductFamily } from '../../src/domain/catalog.ts';
 import { Conflict, Invalid } from '../../src/domain/errors.ts';
 import { createStore } from '../../src/domain/stores.ts';

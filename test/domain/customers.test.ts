@@ -2,7 +2,7 @@
 // display names, custom field typing), the upsert's transaction (a refused upsert leaves
 // no declaration, value, option or event behind) and its behaviour under concurrency.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import {
   announceCustomer,
   customerEmailKey,

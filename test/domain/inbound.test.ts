@@ -2,7 +2,7 @@
 // more than was shipped, and a purchase order split over two shipments moves from
 // ORDERED through PARTIALLY_RECEIVED to RECEIVED as each arrives.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { createProduct } from '../../src/domain/catalog.ts';
 import { Invalid } from '../../src/domain/errors.ts';
 import { createInboundShipment, markInboundShipmentInTransit, receiveInboundShipment } from '../../src/domain/inbound.ts';

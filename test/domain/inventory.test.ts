@@ -3,7 +3,7 @@
 // the caller's transaction (a rollback leaves nothing), and serialise concurrent
 // changes of one level.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { createProduct } from '../../src/domain/catalog.ts';
 import { NotFound, UnprocessableState } from '../../src/domain/errors.ts';
 import { adjustInventory, availableOf, commitStock, createLocation } from '../../src/domain/inventory.ts';

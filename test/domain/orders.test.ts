@@ -2,7 +2,7 @@
 // duplicate orderId conflict, fulfillment locations (own, linked, refused), product
 // matching, stock committed once per level, exact amounts, order numbers, the event.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { Conflict, Invalid } from '../../src/domain/errors.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { createOrder, type OrderInput } from '../../src/domain/orders.ts';

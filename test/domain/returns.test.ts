@@ -3,7 +3,7 @@
 // concurrency), each operation's writes, history and events, the four ways of naming
 // a return, and advance-shipping-notice rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { Conflict, Invalid, NotFound, UnprocessableState } from '../../src/domain/errors.ts';
 import {
   addReturnNote,

@@ -4,7 +4,8 @@
 // plays the second instance; on PGlite the notification comes from the same database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_CLIENT_CHANNEL, createAuthenticator, isAuthFailure, type Authenticator } from '../../src/auth/authenticate.ts';
-import { openDatabase, type Database } from '../../src/db/client.ts';
+import { openDatabase } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { revokeApiClient } from '../../src/domain/stores.ts';
 import { addApiClient, call, createTestStore, startTestServer, type TestServer } from '../support/server.ts';
 import { statementsDuring } from '../support/counts.ts';

@@ -1,7 +1,7 @@
 // Inventory fixtures for the v3 schema tests: a catalogue, locations and stock made
 // through the domain functions, and a GraphQL caller that fails loudly on errors.
 import { expect } from 'vitest';
-import type { Database } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { createAttribute, createProduct, createProductFamily } from '../../src/domain/catalog.ts';
 import { adjustInventory, createLocation } from '../../src/domain/inventory.ts';
 import { graphql, type TestServer } from '../support/server.ts';

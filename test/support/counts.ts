@@ -1,5 +1,5 @@
 // Row counts of every table, to show that a refused request wrote nothing.
-import type { Database } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 
 /** Tables whose rows bookkeeping writes on every request, whatever its outcome. */
 const BOOKKEEPING = new Set(['_prisma_migrations']);

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/client.ts';
+import { openDatabase } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { databaseName } from './globalSetup.ts';
 
 export async function createTestDatabase(): Promise<Database> {

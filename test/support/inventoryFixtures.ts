@@ -1,7 +1,7 @@
 // Locations, products, inventory levels, purchase orders and inbound shipments
 // written straight into a test database, with chosen timestamps so list order is
 // known in advance.
-import type { Database } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { newId } from '../../src/domain/ids.ts';
 import type { InboundShipmentStatus } from '../../src/generated/prisma/client.ts';
 

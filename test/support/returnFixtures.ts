@@ -1,6 +1,6 @@
 // Orders and returns written straight through Prisma, for tests that need a return in
 // a given state (several native statuses have no operation leading to them).
-import type { Database } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { newId, newReturnId } from '../../src/domain/ids.ts';
 import type { ReturnOutcome, ReturnStatus } from '../../src/generated/prisma/client.ts';
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp, type App } from '../../src/server.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import type { Database } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { createApiClient, createStore, linkFulfillmentService } from '../../src/domain/stores.ts';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import { createTestDatabase } from './db.ts';

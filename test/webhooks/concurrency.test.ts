@@ -3,7 +3,8 @@
 // at all unless its attempt failed, no subject has two deliveries in flight, and
 // per-subject order holds while events keep being written and some attempts fail.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/client.ts';
+import { openDatabase } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { recordEvent } from '../../src/domain/events.ts';
 import { configureWebhookAddressPolicy, systemLookup } from '../../src/domain/webhooks.ts';
 import { createLogger } from '../../src/logger.ts';

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { startBackgroundWork } from '../../src/background.ts';
 import { loadConfig } from '../../src/config.ts';
-import type { Database } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { createStore } from '../../src/domain/stores.ts';
 import { configureWebhookAddressPolicy, createWebhookSubscription } from '../../src/domain/webhooks.ts';

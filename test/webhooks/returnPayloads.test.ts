@@ -4,7 +4,7 @@
 // subscriptions receive is read once, and one return that is gone fails only its own
 // deliveries.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Database } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { createStore } from '../../src/domain/stores.ts';
 import type { StoreKind } from '../../src/generated/prisma/client.ts';
 import { createLogger } from '../../src/logger.ts';

@@ -7,7 +7,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { Database } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/database.ts';
 import { recordEvent, type Topic } from '../../src/domain/events.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { graphql } from '../support/server.ts';

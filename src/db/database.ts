@@ -1,0 +1,168 @@
+// What every part of the service holds a database by (`Database`), and the pieces both
+// kinds of database are built from: the raw SQL channel over pg, the observed Prisma client
+// and reader, and statement naming. client.ts opens PostgreSQL, pglite.ts PGlite.
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import type { PrismaPg } from '@prisma/adapter-pg';
+import type { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from '../generated/prisma/client.ts';
+import type { StatementNamer } from './preparedPglite.ts';
+import { createReads, type Reads } from './reads/reader.ts';
+
+export type DatabaseKind = 'pglite' | 'postgresql';
+
+/** Plain SQL access that does not go through Prisma's query engine. */
+export interface SqlChannel {
+  /** Runs a script of one or more statements without parameters. */
+  exec(script: string): Promise<void>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface Database {
+  kind: DatabaseKind;
+  url: string;
+  /** Writes, migrations and the reads that rules make inside their transactions. */
+  prisma: PrismaClient;
+  /** Reads answered as plain JSON, one statement each (reads/reader.ts): what every door's resolvers read through. */
+  reads: Reads;
+  sql: SqlChannel;
+  /** Runs fn on one connection (session state such as advisory locks stays put). */
+  session<T>(fn: (sql: SqlChannel) => Promise<T>): Promise<T>;
+  /** True when queries are serialised through one connection (PGlite). */
+  singleConnection: boolean;
+  /** Calls `listener` with each SQL statement Prisma or `reads` runs (metrics, statement-count tests); returns the unsubscribe. */
+  onStatement(listener: StatementListener): () => void;
+  /** Connections of this process (metrics); idle and waiting only where there is a pool. */
+  poolStats(): PoolStats;
+  /**
+   * Subscribes to NOTIFY on `channel`, from this process and every other one on the
+   * database. `onState(false)` says notifications may have been missed (the listening
+   * connection was lost, or this handle cannot listen), `onState(true)` that they flow
+   * again. Resolves to the unsubscribe.
+   */
+  listen(channel: string, handlers: NotificationHandlers): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Serve an owned PGlite directory on a local socket so other processes can use it. */
+  shareEmbedded?: boolean;
+  /** Pool size for PostgreSQL. */
+  poolSize?: number;
+  /** Start an in-memory PGlite from a dump made by `dumpDataDir` (test templates). */
+  loadDataDir?: Blob;
+}
+
+export interface PoolStats {
+  total: number;
+  idle?: number;
+  waiting?: number;
+}
+
+export const poolStatsOf = (pool: pg.Pool) => (): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+
+export interface NotificationHandlers {
+  onNotify(payload: string): void;
+  onState(listening: boolean): void;
+}
+
+export interface ObservedStatement {
+  sql: string;
+  durationMs: number;
+  /** The statement's parameters (parsed when read: Prisma hands them over as JSON text). */
+  readonly params: unknown[];
+}
+
+export type StatementListener = (statement: ObservedStatement) => void;
+
+/** A Prisma client, and a reader on `sql`, that report their statements to the listeners of `onStatement`. */
+export function observedClients(adapter: PrismaPg | PrismaPGlite, sql: SqlChannel): Pick<Database, 'prisma' | 'reads' | 'onStatement'> {
+  const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+  const listeners = new Set<StatementListener>();
+  const report = (statement: ObservedStatement) => {
+    for (const listener of listeners) listener(statement);
+  };
+  prisma.$on('query', (event) =>
+    report({
+      sql: event.query,
+      durationMs: event.duration,
+      get params() {
+        return JSON.parse(event.params) as unknown[];
+      },
+    }),
+  );
+  const reads = createReads({
+    async query<T>(text: string, params: unknown[]) {
+      if (listeners.size === 0) return sql.query<T>(text, params);
+      const started = performance.now();
+      try {
+        return await sql.query<T>(text, params);
+      } finally {
+        report({ sql: text, durationMs: performance.now() - started, params });
+      }
+    },
+  });
+  return {
+    // The log option only adds the query event; the client is the plain one every layer types.
+    prisma: prisma as unknown as PrismaClient,
+    reads,
+    onStatement(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+export function pgChannel(client: pg.Pool | pg.PoolClient, nameOf: StatementNamer = () => ''): SqlChannel {
+  return {
+    async exec(script) {
+      await client.query(script);
+    },
+    async query<T>(sql: string, params: unknown[] = []) {
+      const name = nameOf({ sql });
+      const result = await client.query(name === '' ? { text: sql, values: params } : { name, text: sql, values: params });
+      return result.rows as T[];
+    },
+  };
+}
+
+export function pgSession(pool: pg.Pool, nameOf?: StatementNamer) {
+  return async <T>(fn: (sql: SqlChannel) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    try {
+      return await fn(pgChannel(client, nameOf));
+    } finally {
+      client.release();
+    }
+  };
+}
+
+/** An idle pooled connection that the server ends is dropped by the pool; without a listener it would crash the process. */
+export function keepPoolAlive(pool: pg.Pool): pg.Pool {
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/**
+ * Names statements (Prisma's, and the raw channel's, on both database kinds) so that each connection parses and
+ * plans a statement once and then only binds and executes it: for the larger
+ * single-statement writes (the customer upsert's CTE, the webhook dispatcher's claims and
+ * records), planning cost PostgreSQL more than running them. The name is
+ * the SQL text's hash. A connection keeps every statement it prepared for its lifetime,
+ * so only the first MAX_PREPARED_STATEMENTS distinct texts a process sees are named (the
+ * hot ones come first); later texts, such as lists of an unusual length, run
+ * unnamed.
+ */
+export function preparedStatementNames(limit = MAX_PREPARED_STATEMENTS): StatementNamer {
+  const names = new Map<string, string>();
+  return ({ sql }) => {
+    const known = names.get(sql);
+    // pg runs a statement with an empty name unnamed.
+    if (known !== undefined || names.size >= limit) return known ?? '';
+    const name = `p_${createHash('sha1').update(sql).digest('base64url')}`;
+    names.set(sql, name);
+    return name;
+  };
+}
+
+const MAX_PREPARED_STATEMENTS = 1_000;
