@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/generated/', 'data/', 'coverage/', 'tools/prisma-engine/**/*.mjs'] },
+  { ignores: ['node_modules/', 'dist/', 'src/generated/', 'data/', 'coverage/', 'tools/prisma-engine/**/*.mjs'] },
   ...tseslint.configs.recommended,
   {
     rules: {
