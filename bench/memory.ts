@@ -1,5 +1,6 @@
-// Resident memory of the real service (`src/main.ts` in a child process) on the embedded
-// PGlite default: after the first start (database created, demo data seeded), after a
+// Resident memory of the real service in a child process, as `npm start` runs it (the
+// build in dist/) beside the same code through the tsx loader (how it ran before it had a
+// build, and how the tests run it), on the embedded PGlite default: after the first start (database created, demo data seeded), after a
 // restart on that directory (what a running installation starts with), and after a load
 // of REST upserts and return pages; read from /proc/<pid>/status (VmRSS, VmHWM = peak).
 // Then the same service after start on a scratch PostgreSQL database, which loads no PGlite.
@@ -7,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { exited, startService } from '../test/support/service.ts';
+import { exited, startService, type ServiceCode } from '../test/support/service.ts';
 import { waitFor } from '../test/webhooks/support.ts';
 
 const REQUESTS = Number(process.env.BENCH_MEMORY_REQUESTS ?? 2000);
@@ -15,18 +16,18 @@ const CONCURRENCY = 16;
 const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 /** RSS of the service after start on a scratch PostgreSQL database (dropped after), or why not. */
-async function postgresStartRss(): Promise<string> {
+async function postgresStartRss(code: ServiceCode): Promise<string> {
   const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
   try {
     await admin.connect();
   } catch (error) {
     return `PostgreSQL at ${POSTGRES_ADMIN_URL} unreachable (${(error as Error).message})`;
   }
-  const name = `bench_memory_${process.pid}`;
+  const name = `bench_memory_${process.pid}_${code}`;
   await admin.query(`CREATE DATABASE "${name}"`);
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
-  const service = await startService(url.toString(), { SEED_WHEN_EMPTY: 'false' });
+  const service = await startService(url.toString(), { SEED_WHEN_EMPTY: 'false' }, code);
   try {
     await waitFor(async () => (await fetch(`${service.url}/readyz`).then((r) => r.status).catch(() => 0)) === 200, '/readyz', 60_000, 50);
     return `RSS ${memoryOf(service.child.pid!).rssMb.toFixed(0)} MB`;
@@ -44,20 +45,16 @@ function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
 }
 
-export async function run(): Promise<void> {
-  if (!fs.existsSync('/proc/self/status')) {
-    process.stdout.write('no /proc here; memory not measured\n');
-    return;
-  }
+async function measure(code: ServiceCode): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-memory-'));
   const env = { SEED_WHEN_EMPTY: 'true', RATE_LIMIT_REST_PER_MINUTE: '1000000' };
   const ready = async (url: string) => waitFor(async () => (await fetch(`${url}/readyz`).then((r) => r.status).catch(() => 0)) === 200, '/readyz', 60_000, 50);
-  const first = await startService(`pglite:${dir}`, env);
+  const first = await startService(`pglite:${dir}`, env, code);
   await ready(first.url);
   const atFirstStart = memoryOf(first.child.pid!);
   first.child.kill('SIGTERM');
   await exited(first.child);
-  const service = await startService(`pglite:${dir}`, env);
+  const service = await startService(`pglite:${dir}`, env, code);
   try {
     await ready(service.url);
     const pid = service.child.pid!;
@@ -84,7 +81,7 @@ export async function run(): Promise<void> {
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     const seconds = (performance.now() - started) / 1000;
     const afterLoad = memoryOf(pid);
-    process.stdout.write(`service on PGlite (${dir}): resident memory\n`);
+    process.stdout.write(`service from ${code === 'build' ? 'its build (npm start)' : 'source through tsx'}, on PGlite (${dir}): resident memory\n`);
     process.stdout.write(`  after the first start (database created, demo data seeded): RSS ${atFirstStart.rssMb.toFixed(0)} MB\n`);
     process.stdout.write(`  after a restart on that database (ready): RSS ${atStart.rssMb.toFixed(0)} MB\n`);
     process.stdout.write(
@@ -96,5 +93,14 @@ export async function run(): Promise<void> {
     fs.rmSync(dir, { recursive: true, force: true });
     fs.rmSync(`${dir}.demo-credentials.json`, { force: true });
   }
-  process.stdout.write(`service on PostgreSQL, after start (migrated, no demo data): ${await postgresStartRss()}\n`);
+  process.stdout.write(`  on PostgreSQL, after start (migrated, no demo data): ${await postgresStartRss(code)}\n`);
+}
+
+export async function run(): Promise<void> {
+  if (!fs.existsSync('/proc/self/status')) {
+    process.stdout.write('no /proc here; memory not measured\n');
+    return;
+  }
+  await measure('build');
+  await measure('source');
 }

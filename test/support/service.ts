@@ -1,4 +1,4 @@
-// The real service (`src/main.ts`) in a child process, for tests and scripts that kill
+// The real service (`src/main.ts`, or its build) in a child process, for tests and scripts that kill
 // it with SIGKILL and start it again on the same database.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -13,9 +13,14 @@ export interface Service {
   output(): string;
 }
 
+/** How the service runs: its TypeScript through the tsx loader, or the compiled dist/ that `npm start` runs (built first when stale). */
+export type ServiceCode = 'source' | 'build';
+
+const ENTRY: Record<ServiceCode, string[]> = { source: ['--import', 'tsx', 'src/main.ts'], build: ['tools/build/start.mjs'] };
+
 /** Starts the service on `databaseUrl` on an ephemeral port and resolves once it listens. */
-export function startService(databaseUrl: string, env: NodeJS.ProcessEnv = {}): Promise<Service> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+export function startService(databaseUrl: string, env: NodeJS.ProcessEnv = {}, code: ServiceCode = 'source'): Promise<Service> {
+  const child = spawn(process.execPath, ENTRY[code], {
     cwd: ROOT,
     env: {
       ...process.env,
