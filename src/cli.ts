@@ -2,12 +2,14 @@
 // {"error": "..."} on stderr and exit 1, except usage mistakes, which print the usage
 // as plain text on stderr (exit 1); `--help` prints it on stdout (exit 0) without
 // opening the database. Uses the same DATABASE_URL rule as the server, and talks to a
-// running server's embedded database through its socket.
+// running server's embedded database through its socket. `db export` and `db import` open
+// their database themselves: neither migrates it on the way (see src/db/transfer.ts).
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
 import { DatabaseUrlError, openDatabase } from './db/client.ts';
 import type { Database } from './db/database.ts';
 import { applyMigrations } from './db/migrate.ts';
+import { exportDump, importDump, TransferError } from './db/transfer.ts';
 import { isDomainError } from './domain/errors.ts';
 import { createApiClient, createStore, linkFulfillmentService, revokeApiClient } from './domain/stores.ts';
 import { seedDemo } from './domain/demo.ts';
@@ -24,9 +26,13 @@ const USAGE = `usage: npm run -s cli -- <command>
   user create --store str_A --email E   a dashboard user; the password is read from stdin
   seed        demo data and an all-scope API client (once per database; again: no change)
   migrate     apply pending migrations
+  db export --to FILE    every row of the database into FILE (a SQL file psql can run too);
+                         FILE must not exist; a running server's embedded database is read through its socket
+  db import --from FILE  FILE into the PostgreSQL database, which must hold no rows (migrated first if needed)
   help        this text
 
-Each command prints one JSON line. DATABASE_URL chooses the database, as for the server.
+Each command prints one JSON line. DATABASE_URL chooses the database, as for the server:
+the source of db export (pglite:./data/pglite when unset), the target of db import.
 `;
 
 const HELP = new Set(['help', '--help', '-h']);
@@ -94,6 +100,21 @@ async function run(db: Database, argv: string[]): Promise<unknown> {
   }
 }
 
+/** The source or target is DATABASE_URL's database, as for every other command. */
+async function transfer(databaseUrl: string, argv: string[]): Promise<unknown> {
+  const [, action, ...rest] = argv;
+  const option = action === 'export' ? 'to' : 'from';
+  const { values } = parseArgs({ args: rest, options: { [option]: { type: 'string' } }, strict: true });
+  switch (action) {
+    case 'export':
+      return exportDump(databaseUrl, need(values, 'to'));
+    case 'import':
+      return importDump(databaseUrl, need(values, 'from'));
+    default:
+      throw new UsageError(action ? `unknown command "db ${action}"` : 'db needs export or import');
+  }
+}
+
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   if (argv.some((arg) => HELP.has(arg))) {
@@ -103,6 +124,10 @@ async function main(): Promise<number> {
   let db: Database | undefined;
   try {
     const config = loadConfig();
+    if (argv[0] === 'db') {
+      process.stdout.write(JSON.stringify(await transfer(config.databaseUrl, argv)) + '\n');
+      return 0;
+    }
     db = await openDatabase(config.databaseUrl, { poolSize: 2 });
     if (config.migrateOnStart) await applyMigrations(db);
     const result = await run(db, argv);
@@ -113,7 +138,7 @@ async function main(): Promise<number> {
       process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
       return 1;
     }
-    const expected = error instanceof ConfigError || error instanceof DatabaseUrlError;
+    const expected = error instanceof ConfigError || error instanceof DatabaseUrlError || error instanceof TransferError;
     const message = expected || isDomainError(error) || error instanceof TypeError ? (error as Error).message : String((error as Error).stack ?? error);
     process.stderr.write(JSON.stringify({ error: message }) + '\n');
     return 1;

@@ -73,7 +73,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
 }
 
 /** Connects once so a newcomer's typical mistakes read as one sentence, not a driver stack trace. */
-async function checkReachable(pool: pg.Pool, connectionString: string): Promise<void> {
+export async function checkReachable(pool: pg.Pool, connectionString: string): Promise<void> {
   try {
     await pool.query('SELECT 1');
   } catch (error) {

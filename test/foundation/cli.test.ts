@@ -106,6 +106,7 @@ describe('cli', { timeout: 300_000 }, () => {
       const { stdout, stderr } = await run(TSX, ['src/cli.ts', flag], { env: { ...process.env, DATABASE_URL: databaseUrl } });
       expect(stdout).toMatch(/^usage: npm run -s cli -- <command>\n/);
       expect(stdout).toContain('\n  api-client create --store str_A --name NAME --scopes a,b,c\n');
+      expect(stdout).toContain('\n  db export --to FILE ');
       expect(stderr).toBe('');
     }
   });
@@ -124,6 +125,24 @@ describe('cli', { timeout: 300_000 }, () => {
     const missing = await cli('store', 'create');
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/^error: --name is required\n\nusage: /);
+  });
+
+  it('db import and db export say what is wrong in one sentence (test/db/transfer.test.ts moves data through them)', async () => {
+    const absent = path.join(os.tmpdir(), `no-such-dump-${crypto.randomBytes(3).toString('hex')}.sql`);
+    const load = await cli('db', 'import', '--from', absent);
+    expect(load.code).toBe(1);
+    expect(JSON.parse(load.err)).toEqual({
+      error: databaseUrl.startsWith('pglite:')
+        ? `db import loads into PostgreSQL: DATABASE_URL must be a postgresql:// URL, got "${databaseUrl}"`
+        : `cannot read ${absent}: no such file`,
+    });
+    const existing = await cli('db', 'export', '--to', path.resolve('package.json'));
+    expect(existing.code).toBe(1);
+    expect(JSON.parse(existing.err)).toEqual({ error: `${path.resolve('package.json')} already exists; db export does not overwrite a file` });
+    const usage = await cli('db', 'copy');
+    expect(usage.code).toBe(1);
+    expect(usage.err).toMatch(/^error: unknown command "db copy"\n\nusage: /);
+    expect((await cli('db', 'import', '--to', absent)).err).toMatch(/^error: Unknown option '--to'.*\n\nusage: /);
   });
 });
 

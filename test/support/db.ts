@@ -31,3 +31,24 @@ export async function createTestDatabase(): Promise<Database> {
   const template = fs.readFileSync(inject('pgliteTemplate'));
   return openDatabase('pglite:memory:', { loadDataDir: new Blob([template]) });
 }
+
+/**
+ * A new, empty PostgreSQL database on TEST_DATABASE_URL's server (no tables, not migrated),
+ * named so the run's teardown drops it if the test does not.
+ */
+export async function createEmptyPostgresDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const postgresUrl = process.env.TEST_DATABASE_URL;
+  if (!postgresUrl) throw new Error('createEmptyPostgresDatabase needs TEST_DATABASE_URL');
+  const name = `t_${inject('runId')}_${label}_${crypto.randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`).finally(() => admin.end());
+  return {
+    url: databaseName(postgresUrl, name),
+    async drop() {
+      const cleanup = new pg.Client({ connectionString: postgresUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => cleanup.end());
+    },
+  };
+}
