@@ -13,32 +13,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { SCOPES } from '../../src/auth/scopes.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import type { Database } from '../../src/db/database.ts';
-import { applyMigrations } from '../../src/db/migrate.ts';
-import { newId } from '../../src/domain/ids.ts';
-import { createApiClient, createStore } from '../../src/domain/stores.ts';
-import { configureWebhookAddressPolicy, createWebhookSubscription } from '../../src/domain/webhooks.ts';
 import { databaseName } from '../support/globalSetup.ts';
 import { exited, startService, type Service } from '../support/service.ts';
 import { startReceiver, waitFor, type Receiver } from '../webhooks/support.ts';
+import { checkDeliveries, missingWrites, prepareFixture, write, WRITE_KINDS, WRITE_TOPICS, writeKey, type Acknowledged, type Fixture, type WriteKind } from './support.ts';
 
 const ROUNDS = 5;
 const WRITERS = 6;
-const PRODUCTS = 8;
 /** Acknowledged writes per round before the kill: a fixed part and a random part, so kills land at varied points. */
 const ACKS_BEFORE_KILL = [40, 80] as const;
 const RESTART_LIMIT_MS = 10_000;
-
-type WriteKind = 'customer' | 'order' | 'adjustment';
-
-interface Acknowledged {
-  round: number;
-  kind: WriteKind;
-  /** E-mail, merchant order id or adjustment referenceId. */
-  key: string;
-}
 
 interface RoundFigures {
   round: number;
@@ -51,14 +37,6 @@ interface RoundFigures {
   restartToListeningMs: number;
   /** From spawning to the service's "database opened" log line (PGlite: WASM start and crash recovery). */
   restartToDatabaseOpenMs: number;
-}
-
-interface Fixture {
-  storeId: string;
-  secret: string;
-  subscriptionId: string;
-  levelIds: string[];
-  productIds: string[];
 }
 
 interface Target {
@@ -90,27 +68,7 @@ async function postgresTarget(serverUrl: string): Promise<Target> {
 async function prepare(target: Target, receiver: Receiver): Promise<Fixture> {
   const db = await target.open();
   try {
-    await applyMigrations(db);
-    configureWebhookAddressPolicy({ allowLoopback: true });
-    const { id: storeId } = await createStore(db.prisma, { name: 'Soak store' });
-    const { secret } = await createApiClient(db.prisma, { storeId, name: 'soak', scopes: SCOPES });
-    const store = await db.prisma.store.findUniqueOrThrow({ where: { id: storeId } });
-    const productIds: string[] = [];
-    const levelIds: string[] = [];
-    for (let p = 0; p < PRODUCTS; p++) {
-      const { id: productId } = await db.prisma.product.create({ data: { id: newId('product'), storeId, title: `Soak product ${p}`, sku: `SOAK-${p}` } });
-      // Little stock, so orders soon commit past it (oversold) while adjustments keep adding.
-      const { id: levelId } = await db.prisma.inventoryLevel.create({
-        data: { id: newId('inventoryLevel'), storeId, productId, locationId: store.defaultLocationId!, quantity: 5 },
-      });
-      productIds.push(productId);
-      levelIds.push(levelId);
-    }
-    const subscription = await createWebhookSubscription(db.prisma, storeId, {
-      url: `${receiver.url}/soak`,
-      topics: ['customer.created', 'customer.updated', 'order.created', 'inventory_level.updated'],
-    });
-    return { storeId, secret, subscriptionId: subscription.id, productIds, levelIds };
+    return await prepareFixture(db, [{ url: `${receiver.url}/soak`, topics: WRITE_TOPICS }]);
   } finally {
     await db.close();
   }
@@ -146,57 +104,6 @@ async function startAndWaitReady(target: Target): Promise<{ service: Service; to
   return { service, toDatabaseOpenMs, toListeningMs, toReadyMs: performance.now() - started };
 }
 
-/** One write of `kind`; true when acknowledged, false when the service gave no answer, throws on a refusal. */
-async function write(service: Service, fixture: Fixture, kind: WriteKind, key: string, n: number): Promise<boolean> {
-  const headers = { authorization: `Bearer ${fixture.secret}`, 'content-type': 'application/json' };
-  let response: Response;
-  try {
-    if (kind === 'customer') {
-      response = await fetch(`${service.url}/v2.2/stores/${fixture.storeId}/customers`, {
-        method: 'PUT',
-        headers,
-        body: JSON.stringify({ email: key, firstName: 'Soak', lastName: String(n) }),
-      });
-    } else if (kind === 'order') {
-      const product = n % PRODUCTS;
-      response = await fetch(`${service.url}/v2.2/stores/${fixture.storeId}/orders`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          orderId: key,
-          createdAt: new Date().toISOString(),
-          lineItems: [{ id: '1', productId: fixture.productIds[product], title: `Soak product ${product}`, quantity: 1 + (n % 3) }],
-        }),
-      });
-    } else {
-      response = await fetch(`${service.url}/v3/graphql`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          query: 'mutation($input: InventoryAdjustInput!) { inventoryAdjust(input: $input) { inventoryLevel { id } userErrors { message } } }',
-          variables: { input: { inventoryLevelId: fixture.levelIds[n % PRODUCTS], quantityDelta: 1, reason: 'soak', referenceId: key } },
-        }),
-      });
-    }
-  } catch {
-    return false;
-  }
-  let text: string;
-  try {
-    text = await response.text();
-  } catch {
-    return false;
-  }
-  const refused = () => new Error(`${kind} ${key} refused: ${response.status} ${text.slice(0, 300)}`);
-  if (response.status >= 500) return false;
-  if (response.status >= 300) throw refused();
-  if (kind === 'adjustment') {
-    const body = JSON.parse(text) as { data?: { inventoryAdjust?: { inventoryLevel: unknown; userErrors: unknown[] } } };
-    if (!body.data?.inventoryAdjust?.inventoryLevel || body.data.inventoryAdjust.userErrors.length > 0) throw refused();
-  }
-  return true;
-}
-
 async function runRound(round: number, service: Service, fixture: Fixture, acknowledged: Acknowledged[]) {
   const killAfter = ACKS_BEFORE_KILL[0] + Math.floor(Math.random() * ACKS_BEFORE_KILL[1]);
   const counts: Record<WriteKind, number> = { customer: 0, order: 0, adjustment: 0 };
@@ -205,25 +112,22 @@ async function runRound(round: number, service: Service, fixture: Fixture, ackno
   let unanswered = 0;
   let next = 0;
   let killed = false;
-  const kinds: WriteKind[] = ['customer', 'order', 'adjustment'];
   const writer = async () => {
     while (!killed) {
       const n = next++;
-      const kind = kinds[n % kinds.length];
-      const key = kind === 'customer' ? `r${round}-${n}@soak.example.com` : `r${round}-${n}`;
-      let answered: boolean;
-      try {
-        answered = await write(service, fixture, kind, key, n);
-      } catch (error) {
-        refused.push((error as Error).message);
+      const kind = WRITE_KINDS[n % WRITE_KINDS.length];
+      const key = writeKey(kind, `r${round}`, n);
+      const outcome = await write(service.url, fixture, kind, key, n);
+      if (outcome.result === 'refused') {
+        refused.push(outcome.message);
         continue;
       }
-      if (!answered) {
+      if (outcome.result === 'failed') {
         unanswered++;
         continue;
       }
       // An answer that arrives after the kill was still sent by the service: it counts.
-      acknowledged.push({ round, kind, key });
+      acknowledged.push({ kind, key });
       counts[kind]++;
       if (++acks === killAfter && !killed) {
         killed = true;
@@ -246,43 +150,13 @@ interface SoakResult {
 }
 
 async function verify(target: Target, fixture: Fixture, acknowledged: Acknowledged[], receiver: Receiver) {
-  const failures: string[] = [];
   const db = await target.open();
   try {
-    const customers = new Set((await db.prisma.customer.findMany({ where: { storeId: fixture.storeId }, select: { email: true } })).map((c) => c.email));
-    const orders = new Set((await db.prisma.order.findMany({ where: { storeId: fixture.storeId }, select: { externalId: true } })).map((o) => o.externalId));
-    const adjustments = new Set(
-      (await db.prisma.inventoryAdjustment.findMany({ where: { reason: 'soak' }, select: { referenceId: true } })).map((a) => a.referenceId),
-    );
-    const present = { customer: customers, order: orders, adjustment: adjustments };
-    for (const write of acknowledged) {
-      if (!present[write.kind].has(write.key)) failures.push(`round ${write.round}: acknowledged ${write.kind} ${write.key} is missing`);
-    }
-
-    const deliveries = await db.prisma.webhookDelivery.findMany({
-      where: { subscriptionId: fixture.subscriptionId },
-      orderBy: { sequence: 'asc' },
-      select: { eventId: true, subjectId: true, status: true },
-    });
-    const notDelivered = deliveries.filter((d) => d.status !== 'DELIVERED');
-    if (notDelivered.length > 0) failures.push(`${notDelivered.length} deliveries are not DELIVERED (first: ${notDelivered[0].eventId} ${notDelivered[0].status})`);
-    const recorded = new Map<string, string[]>();
-    for (const d of deliveries) recorded.set(d.subjectId, [...(recorded.get(d.subjectId) ?? []), d.eventId]);
-    // Arrivals per subject with back-to-back repeats (a redelivery after a kill) folded.
-    const arrived = new Map<string, string[]>();
-    let redelivered = 0;
-    for (const { body } of receiver.requests) {
-      const list = arrived.get(body.subjectId) ?? [];
-      if (list.at(-1) === body.id) redelivered++;
-      else list.push(body.id);
-      arrived.set(body.subjectId, list);
-    }
-    for (const [subject, expected] of recorded) {
-      const got = arrived.get(subject) ?? [];
-      if (got.join() !== expected.join()) failures.push(`subject ${subject}: received ${got.length} events out of order or incomplete (expected ${expected.length})`);
-    }
+    const failures = await missingWrites(db, fixture.storeId, acknowledged);
+    const deliveries = await checkDeliveries(db, fixture.subscriptionIds[0], receiver.requests);
+    failures.push(...deliveries.failures);
     const oversoldLines = await db.prisma.orderLineItem.count({ where: { order: { storeId: fixture.storeId }, oversoldQuantity: { gt: 0 } } });
-    return { failures, events: deliveries.length, redelivered, oversoldLines };
+    return { failures, events: deliveries.events, redelivered: deliveries.duplicates, oversoldLines };
   } finally {
     await db.close();
   }
@@ -322,7 +196,7 @@ async function soak(target: Target): Promise<SoakResult> {
     const watcher = await target.open();
     try {
       await waitFor(
-        async () => (await watcher.prisma.webhookDelivery.count({ where: { subscriptionId: fixture.subscriptionId, status: 'PENDING' } })) === 0,
+        async () => (await watcher.prisma.webhookDelivery.count({ where: { subscriptionId: fixture.subscriptionIds[0], status: 'PENDING' } })) === 0,
         'every webhook delivery to finish',
         60_000,
         100,
