@@ -35,6 +35,14 @@ export interface Config {
   graphqlLimits: GraphQLLimits;
   /** Delivered and discarded webhook deliveries (and their events) older than this are deleted. */
   webhookRetentionDays: number;
+  /** Where request traces are sent; unset turns tracing off. */
+  traces?: TracesConfig;
+}
+
+export interface TracesConfig {
+  /** The OTLP/HTTP traces URL (`.../v1/traces`). */
+  url: string;
+  serviceName: string;
 }
 
 export const DEFAULT_DATABASE_URL = 'pglite:./data/pglite';
@@ -66,6 +74,27 @@ function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   if (!/^rediss?:\/\/[^\s]+$/.test(raw)) throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${raw}"`);
   return raw;
+}
+
+/**
+ * OpenTelemetry's own variables: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is the URL itself,
+ * OTEL_EXPORTER_OTLP_ENDPOINT the base that /v1/traces is appended to. Headers, timeout,
+ * compression and certificates are read by the exporter from its own variables.
+ */
+function traces(env: NodeJS.ProcessEnv): TracesConfig | undefined {
+  if (bool(env, 'OTEL_SDK_DISABLED', false)) return undefined;
+  const name = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : env.OTEL_EXPORTER_OTLP_ENDPOINT ? 'OTEL_EXPORTER_OTLP_ENDPOINT' : undefined;
+  if (!name) return undefined;
+  const raw = env[name]!;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an http:// or https:// URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http:// or https:// URL, got "${raw}"`);
+  if (name === 'OTEL_EXPORTER_OTLP_ENDPOINT') url = new URL(url.pathname.endsWith('/') ? 'v1/traces' : `${url.pathname}/v1/traces`, url);
+  return { url: url.toString(), serviceName: env.OTEL_SERVICE_NAME || 'commerce-backoffice' };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -101,5 +130,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxCost: int(env, 'GRAPHQL_MAX_COST', DEFAULT_GRAPHQL_LIMITS.maxCost, 1, 100_000_000),
     },
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
+    traces: traces(env),
   };
 }

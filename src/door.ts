@@ -5,8 +5,11 @@ import type { Authenticator } from './auth/authenticate.ts';
 import type { RateLimiter } from './auth/rateLimit.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import { RETRY_AFTER_SECONDS } from './db/failures.ts';
+import { badInput, badParameters, type InputIssue } from './inputText.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
+import type { Tracing } from './telemetry.ts';
 
 /** What every door is made with: the server builds it once and hands it to each. */
 export interface AppDeps {
@@ -16,6 +19,8 @@ export interface AppDeps {
   metrics: Metrics;
   rateLimiter: RateLimiter;
   authenticator: Authenticator;
+  /** Present when traces are exported (config.traces); absent, nothing on the request path traces. */
+  tracing?: Tracing;
 }
 
 export interface DoorRequest {
@@ -32,6 +37,13 @@ export interface DoorResponse {
   status: number;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /**
+   * Instead of `body`: chunks the server writes as the client takes them, for an answer whose
+   * size the client decides (streamedAnswer.ts). When the client leaves, the server ends the
+   * iteration, which must stop whatever produces the chunks; a chunk that fails after the head
+   * was sent cuts the connection.
+   */
+  stream?: AsyncIterable<string>;
 }
 
 export interface Door {
@@ -47,20 +59,40 @@ export function header(request: Pick<DoorRequest, 'headers'>, name: string): str
   return Array.isArray(value) ? value[0] : value;
 }
 
-export type JsonBody = { ok: true; value: unknown } | { ok: false; message: string };
+export type JsonBody = { ok: true; value: unknown } | { ok: false; message: string; issues: InputIssue[] };
 
-/** Parses a JSON request body; an empty body is `undefined`. */
+const refused = (issue: InputIssue): JsonBody => ({ ok: false, message: `${issue.path ? `${issue.path}: ` : ''}${issue.message}`, issues: [issue] });
+
+/** Parses a JSON request body and runs the input check on it (inputText.ts); an empty body is `undefined`. */
 export function parseJsonBody(request: DoorRequest): JsonBody {
   if (request.body.length === 0) return { ok: true, value: undefined };
   const type = header(request, 'content-type');
   if (type && !/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
-    return { ok: false, message: `Content-Type must be application/json, got "${type}"` };
+    return { ok: false, message: `Content-Type must be application/json, got "${type}"`, issues: [] };
   }
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(request.body.toString('utf8')) };
+    value = JSON.parse(request.body.toString('utf8'));
   } catch (error) {
-    return { ok: false, message: `request body is not valid JSON: ${(error as Error).message}` };
+    return { ok: false, message: `request body is not valid JSON: ${(error as Error).message}`, issues: [] };
   }
+  const issue = badInput(value);
+  return issue ? refused(issue) : { ok: true, value };
+}
+
+/**
+ * Path parameters and query values through the input check, then the JSON body: what a
+ * routed door reads of a request. `malformed` names a parameter that did not decode.
+ */
+export function readRequestInput(request: DoorRequest, params: Record<string, string>, malformed?: string): JsonBody {
+  if (malformed) return refused({ path: malformed, message: 'is not valid percent-encoded UTF-8' });
+  const issue = badParameters(params, request.url.searchParams);
+  return issue ? refused(issue) : parseJsonBody(request);
+}
+
+/** A 503 is the database unavailable for a moment (db/failures.ts): every door says when to try again. */
+export function retryAfter(status: number): Record<string, string> {
+  return status === 503 ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : {};
 }
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): DoorResponse {

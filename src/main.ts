@@ -13,6 +13,7 @@ import { seedDemo } from './domain/demo.ts';
 import { startBackgroundWork } from './background.ts';
 import { createMetrics } from './metrics.ts';
 import { keepDemoCredentials, keptDemoCredentials, type DemoCredentials } from './demoCredentials.ts';
+import { startTracing } from './telemetry.ts';
 
 /** Requests in flight get this long to finish; the whole shutdown must end by SHUTDOWN_DEADLINE_MS. */
 const REQUEST_GRACE_MS = 10_000;
@@ -69,6 +70,10 @@ async function main(): Promise<void> {
   await checkPortFree(config.port, config.host, 'PORT');
   if (config.metricsPort !== undefined) await checkPortFree(config.metricsPort, config.host, 'METRICS_PORT');
 
+  const tracing = await startTracing(config.traces, logger);
+  // The origin only: an endpoint URL may carry credentials.
+  if (config.traces) logger.info('exporting traces', { to: new URL(config.traces.url).origin, serviceName: config.traces.serviceName });
+
   const db = await openDatabase(config.databaseUrl, { shareEmbedded: true });
   logger.info('database opened', { kind: db.kind });
   if (db.kind === 'postgresql' && config.cursorSecret === DEVELOPMENT_CURSOR_SECRET) {
@@ -92,7 +97,7 @@ async function main(): Promise<void> {
   credentials ??= await keptDemoCredentials(db);
 
   const metrics = createMetrics(db);
-  const app = createApp({ db, config, logger, metrics });
+  const app = createApp({ db, config, logger, metrics, tracing });
   logger.info('rate limits counted', { store: config.redisUrl ? 'redis' : 'memory (per instance)' });
   const background = startBackgroundWork({ db, config, logger, metrics });
   const port = await listen(app.server, config.port, config.host);
@@ -112,6 +117,8 @@ async function main(): Promise<void> {
     await app.shutdown(REQUEST_GRACE_MS);
     await background.stop();
     await db.close();
+    // Last, so the spans of the requests that were finishing are exported too.
+    await tracing?.shutdown();
     logger.info('stopped', { signal });
     process.exit(0);
   };

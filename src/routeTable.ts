@@ -56,6 +56,8 @@ export interface Route {
    * failures decisions.md lists for order creation (400, 401, 409).
    */
   errorStyle?: 'problem' | 'error';
+  /** The statuses `errorStyle: 'error'` answers as `{error}` (default 400, 401, 409); others stay problem+json. */
+  errorStatuses?: readonly number[];
   /**
    * Error statuses the reference document declares as `application/json` for this
    * operation: the problem body is the same, only its media type is application/json.
@@ -86,8 +88,11 @@ export class RouteTable {
     });
   }
 
-  /** The route for this method and path; `allowed` lists methods when only the path matched. */
-  match(method: string, path: string): { route: Route; params: Record<string, string> } | { allowed: string[] } | undefined {
+  /**
+   * The route for this method and path; `allowed` lists methods when only the path matched.
+   * A parameter that is not valid percent-encoded UTF-8 is `malformed` (named), for the door's 400.
+   */
+  match(method: string, path: string): { route: Route; params: Record<string, string>; malformed?: string } | { allowed: string[] } | undefined {
     const allowed: string[] = [];
     for (const { route, pattern, names } of this.compiled) {
       const m = pattern.exec(path);
@@ -96,11 +101,13 @@ export class RouteTable {
         allowed.push(route.method);
         continue;
       }
-      let params: Record<string, string>;
-      try {
-        params = Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
-      } catch {
-        return undefined;
+      const params: Record<string, string> = {};
+      for (const [i, name] of names.entries()) {
+        try {
+          params[name] = decodeURIComponent(m[i + 1]);
+        } catch {
+          return { route, params, malformed: name };
+        }
       }
       return { route, params };
     }

@@ -1,10 +1,12 @@
 // The one HTTP server: matches a path prefix and hands the request to its door.
 // It reads every body once with the 1 MiB limit, answers health checks and
-// /metrics (or leaves /metrics to a server of its own on METRICS_PORT), logs and
-// counts every request, and shuts down gracefully. No business logic lives here.
+// /metrics (or leaves /metrics to a server of its own on METRICS_PORT), logs, counts and
+// (when tracing is on) traces every request, and shuts down gracefully. No business logic
+// lives here.
 import http from 'node:http';
 import crypto from 'node:crypto';
-import { json, type AppDeps, type Door, type DoorRequest, type DoorResponse } from './door.ts';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { json, retryAfter, type AppDeps, type Door, type DoorRequest, type DoorResponse } from './door.ts';
 import { createGraphQLDoor } from './schema/http.ts';
 import { createRestDoor } from './rest/door.ts';
 import { createCompatDoor } from './compat/door.ts';
@@ -15,6 +17,9 @@ import { configurePortalLinkSecret } from './auth/shopper.ts';
 import { createWebDoor } from './web/door.ts';
 import { createRateLimiter, type RateLimiter } from './auth/rateLimit.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
+import { configureOperationExecution } from './schema/execute.ts';
+import { databaseFailure } from './db/failures.ts';
+import { inRequestSpan, type ServedRequest } from './telemetry.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -52,10 +57,69 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
   });
 }
 
-function send(res: http.ServerResponse, response: DoorResponse): void {
-  if (res.headersSent) return;
+/** How writing an answer ended: whole, left when the client went away, or cut off by a failing stream. */
+type Sent = { ended: 'whole' | 'client gone' } | { ended: 'failed'; error: unknown };
+
+const WHOLE: Sent = { ended: 'whole' };
+
+/** Writes the answer; a streamed one as the client takes it (writeStream), settling once it is written or abandoned. */
+function send(res: http.ServerResponse, response: DoorResponse): Promise<Sent> {
+  if (res.headersSent) return Promise.resolve(WHOLE);
   res.writeHead(response.status, response.headers ?? {});
+  if (response.stream) return writeStream(res, response.stream);
   res.end(response.body ?? '');
+  return Promise.resolve(WHOLE);
+}
+
+/** Resolves when the client has taken what was written ('drain') or has gone ('close'). */
+function drainedOrGone(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/**
+ * Writes chunk after chunk, the next one read only once the client has taken the ones before
+ * and the event loop has had a turn, so memory holds about one chunk however long the answer
+ * (no Content-Length: chunked) and no other request waits for more than one.
+ * When the client goes away the iteration is ended, so nothing more is read for it. A chunk
+ * that fails after the head went out destroys the socket: the client sees a cut-off answer,
+ * never an error appended to a half-written one.
+ */
+async function writeStream(res: http.ServerResponse, stream: AsyncIterable<string>): Promise<Sent> {
+  let closed = false;
+  const onClose = () => {
+    closed = true;
+  };
+  res.once('close', onClose);
+  const gone = () => closed || res.destroyed;
+  const chunks = stream[Symbol.asyncIterator]();
+  try {
+    while (!gone()) {
+      const next = await chunks.next();
+      if (next.done) {
+        res.end();
+        return WHOLE;
+      }
+      if (!gone() && !res.write(next.value)) await drainedOrGone(res);
+      // Whatever makes the chunks may answer without ever leaving the microtask queue (the
+      // embedded PGlite does): other requests, and the client leaving, are let in between chunks.
+      await nextTurn();
+    }
+    return { ended: 'client gone' };
+  } catch (error) {
+    res.destroy();
+    return { ended: 'failed', error };
+  } finally {
+    res.off('close', onClose);
+    await chunks.return?.();
+  }
 }
 
 async function metricsResponse(metrics: Metrics): Promise<DoorResponse> {
@@ -85,9 +149,10 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
     metrics: input.metrics ?? createMetrics(input.db),
     rateLimiter: input.rateLimiter ?? createRateLimiter({ limits: input.config.rateLimits, redisUrl: input.config.redisUrl }),
   };
-  const { db, logger, metrics, config } = deps;
+  const { db, logger, metrics, config, tracing } = deps;
   configureCursorSecret(config.cursorSecret);
   configurePortalLinkSecret(config.cursorSecret);
+  configureOperationExecution(tracing?.execute);
   // The SOFA door owns /v3/rest/ and must be asked before the v3 door, which takes all of /v3/.
   const doors: Door[] = [createSofaDoor(deps), createGraphQLDoor(deps), createRestDoor(deps), createCompatDoor(deps), createWebDoor(deps)];
   const metricsOnMainServer = config.metricsPort === undefined;
@@ -128,14 +193,44 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
       send(res, notFound(url.pathname));
       return;
     }
+    if (!tracing) {
+      await serve(door, req, res, url, requestId);
+      return;
+    }
+    await inRequestSpan(tracing.tracer, { method: req.method ?? 'GET', door: door.name, requestId, headers: req.headers }, () => serve(door, req, res, url, requestId));
+  }
+
+  /**
+   * A door that threw: an unavailable database (say, while authenticating) is a 503 to
+   * retry; input whose bytes the database refused, which the input check should have
+   * stopped, is still the caller's 400; anything else a 500.
+   */
+  function failedResponse(door: Door, error: unknown, request: Pick<DoorRequest, 'url' | 'requestId'>): DoorResponse {
+    const context = { door: door.name, requestId: request.requestId, path: request.url.pathname, error };
+    const failure = databaseFailure(error);
+    if (failure === 'unavailable') {
+      logger.warn('database unavailable', context);
+      const rejected = door.reject(503, 'the database is unavailable; retry shortly', request);
+      return { ...rejected, headers: { ...retryAfter(503), ...rejected.headers } };
+    }
+    if (failure === 'input') {
+      logger.warn('database refused the input', context);
+      return door.reject(400, 'the request holds text the database cannot store (such as U+0000) or is nested too deeply', request);
+    }
+    logger.error('unhandled error in door', context);
+    return door.reject(500, 'internal error', request);
+  }
+
+  async function serve(door: Door, req: http.IncomingMessage, res: http.ServerResponse, url: URL, requestId: string): Promise<ServedRequest> {
     let body: Buffer;
     try {
       body = await readBody(req);
     } catch (error) {
       if (error instanceof BodyTooLarge) {
         res.setHeader('connection', 'close');
-        send(res, door.reject(413, `request body exceeds ${MAX_BODY_BYTES} bytes`, { url, requestId }));
-        return;
+        const rejected = door.reject(413, `request body exceeds ${MAX_BODY_BYTES} bytes`, { url, requestId });
+        send(res, rejected);
+        return { status: rejected.status };
       }
       throw error;
     }
@@ -145,15 +240,17 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
     try {
       response = await door.handle(request);
     } catch (error) {
-      logger.error('unhandled error in door', { door: door.name, requestId, path: url.pathname, error });
-      response = door.reject(500, 'internal error', { url, requestId });
+      response = failedResponse(door, error, { url, requestId });
     }
-    send(res, response);
+    const sent = await send(res, response);
+    if (sent.ended === 'failed') logger.error('streamed answer failed after its head was sent; connection cut', { door: door.name, requestId, path: url.pathname, error: sent.error });
     const seconds = (performance.now() - started) / 1000;
     // Unmatched paths share one label so a scanner cannot grow the label set.
     const route = request.route ?? 'unmatched';
     metrics.observeRequest({ door: door.name, route, method: request.method, status: response.status }, seconds);
-    logger.info('request', { requestId, door: door.name, method: request.method, route, status: response.status, ms: Math.round(seconds * 1000) });
+    const ended = sent.ended === 'whole' ? {} : { ended: sent.ended };
+    logger.info('request', { requestId, door: door.name, method: request.method, route, status: response.status, ms: Math.round(seconds * 1000), ...ended });
+    return { status: response.status, route: request.route };
   }
 
   const server = http.createServer((req, res) => {
@@ -163,6 +260,18 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
     });
   });
   server.keepAliveTimeout = 5_000;
+  // A request Node cannot parse (headers or request line over its 16 KiB limit, malformed
+  // syntax) never reaches a door; it still gets an answer in the problem format, not a reset.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? 431 : 400;
+    const body = JSON.stringify({ type: 'about:blank', title: tooLarge ? 'Request Header Fields Too Large' : 'Bad Request', status, detail: tooLarge ? 'the request line and headers exceed 16 KiB' : 'malformed HTTP request' });
+    socket.end(`HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
 
   const metricsServer = metricsOnMainServer
     ? undefined

@@ -3,7 +3,7 @@
 // returns_write for POST, the 300/min rate limit, and the other platform's error
 // bodies. Routes map its shapes to GraphQL operations (src/compat/routes/*).
 import { authorizeScopes, isAuthFailure, readSecret } from '../auth/authenticate.ts';
-import { header, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
+import { header, readRequestInput, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import { RouteTable } from '../routeTable.ts';
 import { createContext } from '../schema/context.ts';
 import type { AppDeps } from '../door.ts';
@@ -25,7 +25,7 @@ export function createCompatDoor(deps: AppDeps): Door {
         allow: [...new Set(matched.allowed)].join(', '),
       });
     }
-    const { route, params } = matched;
+    const { route, params, malformed } = matched;
     request.route = COMPAT_PREFIX + route.path;
     const bearer = header(request, 'authorization');
     const secret = bearer !== undefined ? readSecret(bearer) : readSecret(header(request, 'x-authorization'), { allowBare: true });
@@ -39,7 +39,7 @@ export function createCompatDoor(deps: AppDeps): Door {
       deps.metrics.rateLimitRefused('compat');
       return compatError(429, `rate limit of ${rate.limit} requests per minute exceeded`, { 'retry-after': String(rate.retryAfter) });
     }
-    const body = parseJsonBody(request);
+    const body = readRequestInput(request, params, malformed);
     if (!body.ok) return compatError(422, body.message);
 
     const ctx = createContext({ db, auth, door: 'compat', logger, requestId: request.requestId });

@@ -1,7 +1,7 @@
 // The warehouse platform's error bodies (decisions.md "Compatibility interface"):
 // failures are `{"error":{"code","http_code","message"}}`; an action refused for the
 // return's state is HTTP 200 with `{"errors":{"message","code":"UNPROCESSABLE_RETURN"}}`.
-import { json, type DoorResponse } from '../door.ts';
+import { json, retryAfter, type DoorResponse } from '../door.ts';
 import type { ClassifiedError } from '../schema/errors.ts';
 
 const CODES: Record<number, string> = {
@@ -14,10 +14,11 @@ const CODES: Record<number, string> = {
   422: 'UNPROCESSABLE_ENTITY',
   429: 'TOO_MANY_REQUESTS',
   500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
 };
 
 export function compatError(status: number, message: string, headers?: Record<string, string>): DoorResponse {
-  return json(status, { error: { code: CODES[status] ?? 'ERROR', http_code: status, message } }, headers);
+  return json(status, { error: { code: CODES[status] ?? 'ERROR', http_code: status, message } }, { ...retryAfter(status), ...headers });
 }
 
 export function unprocessableReturn(message: string): DoorResponse {
@@ -38,6 +39,8 @@ export function compatErrorFrom(error: ClassifiedError): DoorResponse {
       return compatError(403, error.message);
     case 'UNAUTHENTICATED':
       return compatError(401, error.message);
+    case 'UNAVAILABLE':
+      return compatError(503, error.message);
     default:
       return compatError(500, 'internal error');
   }

@@ -93,8 +93,15 @@ export async function checkReachable(pool: pg.Pool, connectionString: string): P
   }
 }
 
+/**
+ * How long a request waits for a pooled connection (all busy, or a server that does not
+ * answer) before it is told the database is unavailable (503, db/failures.ts) instead of
+ * hanging until its client gives up.
+ */
+const CONNECTION_WAIT_MS = 5_000;
+
 async function openPostgres(url: string, connectionString: string, max: number): Promise<Database> {
-  const pool = keepPoolAlive(new pg.Pool({ connectionString, max }));
+  const pool = keepPoolAlive(new pg.Pool({ connectionString, max, connectionTimeoutMillis: CONNECTION_WAIT_MS }));
   await checkReachable(pool, connectionString);
   // One naming for Prisma and the raw channel: both prepare on the same pooled connections.
   const nameOf = preparedStatementNames();

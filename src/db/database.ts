@@ -3,6 +3,8 @@
 // and reader, and statement naming. client.ts opens PostgreSQL, pglite.ts PGlite.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { ATTR_DB_QUERY_TEXT, ATTR_DB_SYSTEM_NAME, ATTR_ERROR_TYPE, DB_SYSTEM_NAME_VALUE_POSTGRESQL } from '@opentelemetry/semantic-conventions';
 import type { PrismaPg } from '@prisma/adapter-pg';
 import type { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
@@ -91,16 +93,19 @@ export function observedClients(adapter: PrismaPg | PrismaPGlite, sql: SqlChanne
       },
     }),
   );
+  const observed = async <T>(text: string, params: unknown[]) => {
+    if (listeners.size === 0) return sql.query<T>(text, params);
+    const started = performance.now();
+    try {
+      return await sql.query<T>(text, params);
+    } finally {
+      report({ sql: text, durationMs: performance.now() - started, params });
+    }
+  };
   const reads = createReads({
-    async query<T>(text: string, params: unknown[]) {
-      if (listeners.size === 0) return sql.query<T>(text, params);
-      const started = performance.now();
-      try {
-        return await sql.query<T>(text, params);
-      } finally {
-        report({ sql: text, durationMs: performance.now() - started, params });
-      }
-    },
+    query: <T>(text: string, params: unknown[]) =>
+      // Only inside a traced request: with tracing off no span is ever active, so this costs one lookup.
+      trace.getActiveSpan()?.isRecording() ? inReadSpan(text, () => observed<T>(text, params)) : observed<T>(text, params),
   });
   return {
     // The log option only adds the query event; the client is the plain one every layer types.
@@ -111,6 +116,33 @@ export function observedClients(adapter: PrismaPg | PrismaPGlite, sql: SqlChanne
       return () => listeners.delete(listener);
     },
   };
+}
+
+const readTracer = trace.getTracer('commerce-backoffice/reads');
+/** A span keeps the start of a longer read statement. */
+const MAX_TRACED_SQL = 4_096;
+
+/**
+ * The span of one read statement: reads bypass Prisma's engine, so its instrumentation
+ * does not see them. It holds the parameterised text, never the values.
+ */
+async function inReadSpan<T>(text: string, run: () => Promise<T>): Promise<T> {
+  const span = readTracer.startSpan('reads:db_query', {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL,
+      [ATTR_DB_QUERY_TEXT]: text.length > MAX_TRACED_SQL ? `${text.slice(0, MAX_TRACED_SQL)}…` : text,
+    },
+  });
+  try {
+    return await run();
+  } catch (error) {
+    span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? error.constructor.name : 'unknown');
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw error;
+  } finally {
+    span.end();
+  }
 }
 
 export function pgChannel(client: pg.Pool | pg.PoolClient, nameOf: StatementNamer = () => ''): SqlChannel {

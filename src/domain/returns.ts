@@ -1072,51 +1072,76 @@ export function describeItem(item: ItemDescriptionSource) {
 }
 
 /**
- * One row per line item still on a return created in [from, to), oldest return first;
- * deleted returns are left out.
+ * The items still on a return, in their order (their order line's, then their own for imported
+ * ones), as Return.items lists them. Every selection of a return's items uses these same
+ * arguments, so plugin-prisma loads them once with the return, never again per return.
+ */
+export const ITEMS_ON_RETURN = {
+  where: { removedAt: null },
+  orderBy: [{ orderLineItem: { position: 'asc' } }, { position: 'asc' }, { id: 'asc' }],
+} satisfies Prisma.ReturnItemFindManyArgs;
+
+/** What a return's advance-shipping-notice rows read; usable as a Prisma `select` on Return. */
+export const ASN_RETURN_SELECT = {
+  id: true,
+  number: true,
+  status: true,
+  currency: true,
+  carrier: true,
+  trackingNumber: true,
+  labelStatus: true,
+  createdAt: true,
+  updatedAt: true,
+  customerEmail: true,
+  order: { select: { id: true, name: true, customerEmail: true } },
+  items: { ...ITEMS_ON_RETURN, select: { id: true, ...ITEM_DESCRIPTION_SELECT } },
+} satisfies Prisma.ReturnSelect;
+
+type AsnReturn = Plain<Prisma.ReturnGetPayload<{ select: typeof ASN_RETURN_SELECT }>>;
+
+/** The returns an advance shipping notice lists: created in [from, to), not deleted. */
+function asnReturnsWhere(storeId: string, window: { from: Date; to: Date }): Prisma.ReturnWhereInput {
+  if (!(window.from < window.to)) throw new Invalid('from must be before to', { path: 'from' });
+  return { storeId, status: { not: 'deleted' }, createdAt: { gte: window.from, lt: window.to } };
+}
+
+/**
+ * The notice's returns, one page of a keyset walk. The walk must order them as listAsnRows does:
+ * oldest first, ties by number (the order they were made in).
+ */
+export function listAsnReturns(reads: Reads, storeId: string, window: { from: Date; to: Date }, page: ReturnPage, query: RowQuery = {}) {
+  return reads.return.findMany({ ...query, where: { AND: [asnReturnsWhere(storeId, window), page.where] }, orderBy: page.orderBy, take: page.take });
+}
+
+/** One row per line item still on the return, in the order of its items. */
+export function asnRowsOf(ret: AsnReturn): AsnRow[] {
+  return ret.items.map((item) => ({
+    returnId: ret.id,
+    returnNumber: ret.number,
+    returnItemId: item.id,
+    orderId: ret.order?.id ?? null,
+    orderName: ret.order?.name ?? null,
+    status: ret.status,
+    customerEmail: ret.order ? ret.order.customerEmail : ret.customerEmail,
+    ...describeItem(item),
+    currency: ret.currency,
+    carrier: ret.carrier,
+    trackingNumber: ret.trackingNumber,
+    labelStatus: ret.labelStatus,
+    createdAt: ret.createdAt,
+    updatedAt: ret.updatedAt,
+  }));
+}
+
+/**
+ * One row per line item still on a return created in [from, to), oldest return first (ties by
+ * number); deleted returns are left out.
  */
 export async function listAsnRows(reads: Reads, storeId: string, window: { from: Date; to: Date }): Promise<AsnRow[]> {
-  if (!(window.from < window.to)) throw new Invalid('from must be before to', { path: 'from' });
-  const items = await reads.returnItem.findMany({
-    where: { removedAt: null, return: { storeId, status: { not: 'deleted' }, createdAt: { gte: window.from, lt: window.to } } },
-    orderBy: [{ return: { createdAt: 'asc' } }, { return: { number: 'asc' } }, { orderLineItem: { position: 'asc' } }, { position: 'asc' }, { id: 'asc' }],
-    select: {
-      id: true,
-      ...ITEM_DESCRIPTION_SELECT,
-      return: {
-        select: {
-          id: true,
-          number: true,
-          status: true,
-          currency: true,
-          carrier: true,
-          trackingNumber: true,
-          labelStatus: true,
-          createdAt: true,
-          updatedAt: true,
-          customerEmail: true,
-          order: { select: { id: true, name: true, customerEmail: true } },
-        },
-      },
-    },
+  const returns = await reads.return.findMany({
+    where: asnReturnsWhere(storeId, window),
+    orderBy: [{ createdAt: 'asc' }, { number: 'asc' }],
+    select: ASN_RETURN_SELECT,
   });
-  return items.map((item) => {
-    const ret = item.return;
-    return {
-      returnId: ret.id,
-      returnNumber: ret.number,
-      returnItemId: item.id,
-      orderId: ret.order?.id ?? null,
-      orderName: ret.order?.name ?? null,
-      status: ret.status,
-      customerEmail: ret.order ? ret.order.customerEmail : ret.customerEmail,
-      ...describeItem(item),
-      currency: ret.currency,
-      carrier: ret.carrier,
-      trackingNumber: ret.trackingNumber,
-      labelStatus: ret.labelStatus,
-      createdAt: ret.createdAt,
-      updatedAt: ret.updatedAt,
-    };
-  });
+  return returns.flatMap(asnRowsOf);
 }

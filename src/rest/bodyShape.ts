@@ -1,73 +1,102 @@
-// Structural check of a REST request body against the JSON Schema its route documents,
-// so the document and the check never disagree. Only the shape is checked here (JSON
-// types, required and unknown properties); value rules (formats, ranges, lengths) are
-// the domain's, so every door applies the same ones.
+// The shape of a REST request body checked against the JSON Schema its route documents, by
+// a validator Ajv compiles from that schema once, so the document and the check never
+// disagree. Shape is JSON types, required members and unknown members: those the schema
+// does not name are dropped where it leaves objects open, and refused where it closes them
+// (`additionalProperties: false`). Value rules (formats, ranges, lengths, enums) are the
+// domain's, so every door applies the same ones with the same messages, and a bulk route
+// can refuse one item by its index as its reference answer does, instead of the request.
+// Nesting is bounded before this runs (inputText.ts), so no body takes the validator deeper.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../routeTable.ts';
 import type { FieldIssue } from '../schema/errors.ts';
 
-type JsonType = 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
+const ajv = new Ajv({ allErrors: true, strict: false, removeAdditional: true, discriminator: true, validateFormats: false });
 
-function typeOf(value: unknown): JsonType {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value as JsonType;
-}
+/** Keywords of value rules, left to the domain. */
+const VALUE_KEYWORDS = new Set(['format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'pattern', 'enum', 'const', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties']);
 
-function matchesType(value: unknown, allowed: JsonType[]): boolean {
-  const actual = typeOf(value);
-  return allowed.includes(actual) || (actual === 'integer' && allowed.includes('number'));
-}
+type Schema = Record<string, unknown>;
 
-function describe(types: JsonType[]): string {
-  const words = types.map((t) => (t === 'integer' ? 'an integer' : t === 'array' ? 'an array' : t === 'object' ? 'an object' : t === 'null' ? 'null' : `a ${t}`));
-  return words.length === 1 ? words[0] : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
-}
-
-const join = (path: string, key: string | number) => (path ? `${path}.${key}` : String(key));
-
-export interface ShapeResult {
-  issues: FieldIssue[];
-  /** The value with the properties the schema does not name removed (where unknown ones are allowed). */
-  value: unknown;
-}
-
-function check(schema: JsonSchema, value: unknown, path: string, issues: FieldIssue[]): unknown {
-  const types = schema.type === undefined ? undefined : ([] as JsonType[]).concat(schema.type as JsonType | JsonType[]);
-  if (types && !matchesType(value, types)) {
-    issues.push({ path, message: `${path ? '' : 'the request body '}must be ${describe(types)}` });
-    return value;
-  }
-  if (typeOf(value) === 'array' && schema.items) {
-    return (value as unknown[]).map((item, index) => check(schema.items as JsonSchema, item, join(path, index), issues));
-  }
-  if (typeOf(value) !== 'object' || !(schema.properties || schema.additionalProperties !== undefined)) return value;
-
-  const object = value as Record<string, unknown>;
-  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
-  for (const name of (schema.required ?? []) as string[]) {
-    if (!(name in object)) issues.push({ path: join(path, name), message: 'is required' });
-  }
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(object)) {
-    const known = properties[key];
-    if (known) {
-      out[key] = check(known, item, join(path, key), issues);
-    } else if (schema.additionalProperties === false) {
-      issues.push({ path: join(path, key), message: 'is not a known property' });
-    } else if (typeof schema.additionalProperties === 'object') {
-      out[key] = check(schema.additionalProperties as JsonSchema, item, join(path, key), issues);
-    }
+/**
+ * The schema Ajv compiles: the document's, without value keywords; an open object
+ * (properties named, additionalProperties absent) gets `additionalProperties: false`, which
+ * `removeAdditional` turns into dropping unknown members; a closed one gets
+ * `propertyNames` listing its members, so an unknown member there stays an error.
+ */
+function forValidation(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(forValidation);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Schema = Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key]) => !VALUE_KEYWORDS.has(key))
+      .map(([key, value]) => [key, key === 'properties' ? mapValues(value as Schema) : forValidation(value)]),
+  );
+  if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
+  else if (out.properties && out.additionalProperties === false) {
+    delete out.additionalProperties;
+    out.propertyNames = { enum: Object.keys(out.properties as Schema) };
   }
   return out;
 }
 
-/** Shape issues of `value` against `schema`, and the value limited to what the schema names. */
+function mapValues(properties: Schema): Schema {
+  return Object.fromEntries(Object.entries(properties).map(([name, value]) => [name, forValidation(value)]));
+}
+
+const validators = new WeakMap<JsonSchema, ValidateFunction>();
+
+function validatorOf(schema: JsonSchema): ValidateFunction {
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = ajv.compile(forValidation(schema) as Schema);
+    validators.set(schema, validate);
+  }
+  return validate;
+}
+
+const TYPE_WORDS: Record<string, string> = { integer: 'an integer', array: 'an array', object: 'an object', null: 'null', number: 'a number', string: 'a string', boolean: 'a boolean' };
+
+function describeTypes(type: unknown): string {
+  const words = ([] as string[]).concat(type as string | string[]).map((t) => TYPE_WORDS[t] ?? t);
+  return words.length === 1 ? words[0] : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
+}
+
+const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
+
+function issueOf(error: ErrorObject): FieldIssue | undefined {
+  const path = error.instancePath.split('/').slice(1).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+  switch (error.keyword) {
+    case 'required':
+      return { path: join(path, error.params.missingProperty as string), message: 'is required' };
+    case 'propertyNames':
+      return { path: join(path, error.params.propertyName as string), message: 'is not a known property' };
+    case 'type':
+      return { path, message: `${path ? '' : 'the request body '}must be ${describeTypes(error.params.type)}` };
+    case 'enum':
+      // The only enums left are a closed object's member names: `propertyNames` says it.
+      return undefined;
+    default:
+      return { path, message: error.message ?? `fails ${error.keyword}` };
+  }
+}
+
+export interface ShapeResult {
+  issues: FieldIssue[];
+  /** The value with the members the schema does not name removed (where unknown ones are allowed). */
+  value: unknown;
+}
+
+/** Issues of `value` against `schema` (one per member: the first the validator found), and the value limited to what the schema names. */
 export function checkShape(schema: JsonSchema, value: unknown): ShapeResult {
-  const issues: FieldIssue[] = [];
   if (value === undefined) return { issues: [{ path: '', message: 'a JSON request body is required' }], value };
-  const checked = check(schema, value, '', issues);
-  return { issues, value: checked };
+  const validate = validatorOf(schema);
+  if (validate(value)) return { issues: [], value };
+  const issues = new Map<string, FieldIssue>();
+  for (const error of validate.errors ?? []) {
+    const issue = issueOf(error);
+    if (issue && !issues.has(issue.path)) issues.set(issue.path, issue);
+  }
+  return { issues: [...issues.values()], value };
 }
 
 /** The value without its null properties, at every depth: a null field of the request is a field not given. */

@@ -2,6 +2,8 @@
 // quoted and its quotes doubled), made safe to open in a spreadsheet: a cell starting
 // with = + - @ tab or CR would be read as a formula, so it gets a leading apostrophe
 // (OWASP "CSV injection"). Merchant text (coverage titles) reaches these cells.
+import type { AnswerLayout } from '../streamedAnswer.ts';
+
 const FORMULA_START = /^[=+\-@\t\r]/;
 const NEEDS_QUOTES = /[",\r\n]/;
 
@@ -10,7 +12,11 @@ export function csvCell(value: string): string {
   return NEEDS_QUOTES.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-/** The header row, then one row per record; every line ends with CRLF. */
-export function toCsv(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  return [header, ...rows].map((row) => `${row.map(csvCell).join(',')}\r\n`).join('');
+function csvLine(cells: readonly string[]): string {
+  return `${cells.map(csvCell).join(',')}\r\n`;
+}
+
+/** The header row, then one row per record (each line ends with CRLF), written as the records are read. */
+export function csvLayout(header: readonly string[]): AnswerLayout<readonly string[]> {
+  return { contentType: 'text/csv; charset=utf-8; header=present', open: csvLine(header), separator: '', close: '', item: csvLine };
 }

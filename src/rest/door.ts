@@ -2,24 +2,28 @@
 // rate limits, JSON parsing and problem+json errors. Routes themselves only map
 // HTTP to a GraphQL operation and back (src/rest/routes/*).
 import { authorizeScopes, authorizeStore, isAuthFailure, readSecret, type AuthFailure } from '../auth/authenticate.ts';
-import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
+import { header, json, readRequestInput, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import { createContext } from '../schema/context.ts';
 import type { AppDeps } from '../door.ts';
 import { problem } from './problem.ts';
+import type { FieldIssue } from '../schema/errors.ts';
 import { RouteTable, type Route } from '../routeTable.ts';
 import { restRoutes } from './routes/index.ts';
 
 export const REST_PREFIX = '/v2.2';
 
+/** Path and query as a URI reference (problem `instance`): what the URL parser leaves raw in a query (`[`, `]`, `|`, ...) is percent-encoded. */
 function instanceOf(request: Pick<DoorRequest, 'url'>): string {
-  return request.url.pathname + request.url.search;
+  return (request.url.pathname + request.url.search).replace(/[^A-Za-z0-9\-._~:/?#@!$&'()*+,;=%]/g, (c) => encodeURIComponent(c));
 }
 
-function failure(route: Route | undefined, status: number, message: string, instance: string, headers?: Record<string, string>): DoorResponse {
-  if (route?.errorStyle === 'error' && (status === 400 || status === 401 || status === 409)) {
+const ERROR_STYLE_STATUSES = [400, 401, 409];
+
+function failure(route: Route | undefined, status: number, message: string, instance: string, headers?: Record<string, string>, errors?: FieldIssue[]): DoorResponse {
+  if (route?.errorStyle === 'error' && (route.errorStatuses ?? ERROR_STYLE_STATUSES).includes(status)) {
     return json(status, { error: message }, headers);
   }
-  return inDocumentedMediaType(route, problem(status, message, { instance, headers }));
+  return inDocumentedMediaType(route, problem(status, message, { instance, headers, errors }));
 }
 
 /** A problem answered as application/json where the reference document declares that media type for its status. */
@@ -44,12 +48,12 @@ export function createRestDoor(deps: AppDeps): Door {
         headers: { allow: [...new Set(matched.allowed)].join(', ') },
       });
     }
-    const { route, params } = matched;
+    const { route, params, malformed } = matched;
     request.route = REST_PREFIX + route.path;
     const deny = (f: AuthFailure) => failure(route, f.status, f.message, instance);
     if (route.public) {
-      const body = parseJsonBody(request);
-      if (!body.ok) return failure(route, 400, body.message, instance);
+      const body = readRequestInput(request, params, malformed);
+      if (!body.ok) return failure(route, 400, body.message, instance, undefined, body.issues);
       const ctx = createContext({ db, auth: null, door: 'rest', logger, requestId: request.requestId });
       return route.handle({ request, params, query: request.url.searchParams, body: body.value, ctx, instance });
     }
@@ -71,8 +75,8 @@ export function createRestDoor(deps: AppDeps): Door {
       });
     }
 
-    const body = parseJsonBody(request);
-    if (!body.ok) return failure(route, 400, body.message, instance);
+    const body = readRequestInput(request, params, malformed);
+    if (!body.ok) return failure(route, 400, body.message, instance, undefined, body.issues);
 
     const ctx = createContext({ db, auth, door: 'rest', logger, requestId: request.requestId });
     const response = inDocumentedMediaType(route, await route.handle({ request, params, query: request.url.searchParams, body: body.value, ctx, instance }));

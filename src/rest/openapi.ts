@@ -30,12 +30,21 @@ function inlined(schema: unknown): unknown {
 }
 
 /** The JSON request body schema the reference document gives an operation, self-contained (for checkShape). */
+const requestSchemas = new Map<string, JsonSchema>();
+
+/** One object per operation, so the validator compiled from it (bodyShape.ts) is compiled once. */
 export function referenceRequestSchema(method: HttpMethod, path: string): JsonSchema {
-  const operation = referenceOperation(method, path)?.operation;
-  const content = (operation?.requestBody as Json | undefined)?.content as Record<string, Json> | undefined;
-  const schema = content?.['application/json']?.schema;
-  if (!schema) throw new Error(`the reference document has no JSON request body for ${method} ${path}`);
-  return inlined(schema) as JsonSchema;
+  const key = `${method} ${path}`;
+  let schema = requestSchemas.get(key);
+  if (!schema) {
+    const operation = referenceOperation(method, path)?.operation;
+    const content = (operation?.requestBody as Json | undefined)?.content as Record<string, Json> | undefined;
+    const documented = content?.['application/json']?.schema;
+    if (!documented) throw new Error(`the reference document has no JSON request body for ${method} ${path}`);
+    schema = inlined(documented) as JsonSchema;
+    requestSchemas.set(key, schema);
+  }
+  return schema;
 }
 
 function referenceOperation(method: HttpMethod, path: string): { operation: Json; pathParameters?: unknown[] } | undefined {

@@ -1,6 +1,6 @@
 // RFC 7807 problem details, the REST door's error format (spec 2.6, decisions.md).
 import type { ExecutionResult } from 'graphql';
-import type { DoorResponse } from '../door.ts';
+import { retryAfter, type DoorResponse } from '../door.ts';
 import type { ClassifiedError, ErrorCode, FieldIssue } from '../schema/errors.ts';
 
 const TITLES: Record<number, string> = {
@@ -34,7 +34,7 @@ export function problem(status: number, detail: string, options: ProblemOptions 
   if (options.errors && options.errors.length > 0) body.errors = options.errors;
   return {
     status,
-    headers: { 'content-type': 'application/problem+json; charset=utf-8', ...options.headers },
+    headers: { 'content-type': 'application/problem+json; charset=utf-8', ...retryAfter(status), ...options.headers },
     body: JSON.stringify(body),
   };
 }
@@ -53,6 +53,7 @@ export const REST_STATUS: Record<ErrorCode, number> = {
   TOO_MANY_TOKENS: 400,
   TOO_MANY_DIRECTIVES: 400,
   QUERY_TOO_COSTLY: 400,
+  UNAVAILABLE: 503,
   INTERNAL_SERVER_ERROR: 500,
 };
 

@@ -16,7 +16,7 @@ import {
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { createSofa, createSofaRouter } from 'sofa-api';
 import { isAuthFailure, readSecret } from '../auth/authenticate.ts';
-import { header, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
+import { header, readRequestInput, type Door, type DoorRequest, type DoorResponse, type JsonBody } from '../door.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import { classifyError } from '../schema/errors.ts';
 import { schema } from '../schema/index.ts';
@@ -85,13 +85,15 @@ function problemResponse(errors: ReadonlyArray<unknown>): Response {
   return new Response(answer.body as string, { status, headers: answer.headers });
 }
 
-export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator }: AppDeps): Door {
+export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator, tracing }: AppDeps): Door {
   const names = routeNames(schema);
   // Built at the first /v3/rest request: it costs about a second and most processes never need it.
   let built: ReturnType<typeof sofaRouter> | undefined;
   const router = () => (built ??= buildRouter());
   const buildRouter = () => sofaRouter({
     basePath: SOFA_PREFIX,
+    // SOFA spreads its config over its defaults, so an absent key keeps graphql-js's execute.
+    ...(tracing && { execute: tracing.execute }),
     context: (serverContext) => (serverContext as unknown as { gqlContext: GraphQLContext }).gqlContext,
     errorHandler: (errors) => {
       const classified = classifyError(errors[0]);
@@ -156,6 +158,17 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
     return documented;
   }
 
+  /** The path (its segments decoded, as SOFA reads them), query and body through the door's input check. */
+  function sofaInput(request: DoorRequest): JsonBody {
+    let path: string;
+    try {
+      path = decodeURIComponent(request.url.pathname);
+    } catch {
+      return { ok: false, message: 'the path is not valid percent-encoded UTF-8', issues: [{ path: 'path', message: 'is not valid percent-encoded UTF-8' }] };
+    }
+    return readRequestInput(request, { path });
+  }
+
   async function handle(request: DoorRequest): Promise<DoorResponse> {
     const { pathname } = request.url;
     const instance = pathname + request.url.search;
@@ -163,6 +176,8 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
     const notFound = (headers?: Record<string, string>) => problem(404, `no route for ${request.method} ${pathname}`, { instance, headers });
     if (pathname === OPENAPI_PATH && request.method === 'GET') return (await openApiDocument(request)) ?? notFound();
     if (!request.route) return notFound();
+    const input = sofaInput(request);
+    if (!input.ok) return problem(400, input.message, { instance, errors: input.issues });
 
     const auth = await authenticator.authenticate(readSecret(header(request, 'authorization')));
     if (isAuthFailure(auth)) return problem(auth.status, auth.message, { instance });
@@ -179,6 +194,10 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
     const response = await viaSofa(request, gqlContext);
     // The name exists but not with this method or shape (GET on a mutation, an id SOFA does not take, ...).
     if (!response || (response.status === 404 && !/problem\+json/.test(response.headers?.['content-type'] ?? ''))) return notFound(rateHeaders);
+    // A query by id answers null for an id that is unknown or another store's: on REST that subject does not exist.
+    if (request.method === 'GET' && response.status === 200 && response.body?.toString() === 'null') {
+      return problem(404, `no ${request.route.slice(SOFA_PREFIX.length + 1).split('/')[0]} with that id in this store`, { instance, headers: rateHeaders });
+    }
     if (/problem\+json/.test(response.headers?.['content-type'] ?? '') && response.body) {
       const body = JSON.parse(response.body.toString());
       return { ...response, headers: { ...response.headers, ...rateHeaders }, body: JSON.stringify({ ...body, instance }) };

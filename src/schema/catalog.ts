@@ -551,41 +551,41 @@ builder.mutationFields((t) => ({
     type: ProductPayload,
     authScopes: WRITE,
     args: { input: t.arg({ type: ProductInput, required: true }) },
-    resolve: (_root, { input }, ctx, info) => withUserErrors({ ctx, info, input: 'input' }, () => catalog.createProduct(ctx.prisma, storeIdOf(ctx), input)),
+    resolve: (_root, { input }, ctx) => withUserErrors({ ctx, input: 'input' }, () => catalog.createProduct(ctx.prisma, storeIdOf(ctx), input)),
   }),
   productUpdate: t.field({
     type: ProductPayload,
     authScopes: WRITE,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: ProductInput, required: true }) },
-    resolve: (_root, { id, input }, ctx, info) =>
-      withUserErrors({ ctx, info, input: 'input', args: ['id'] }, () => catalog.updateProduct(ctx.prisma, storeIdOf(ctx), String(id), input)),
+    resolve: (_root, { id, input }, ctx) =>
+      withUserErrors({ ctx, input: 'input', args: ['id'] }, () => catalog.updateProduct(ctx.prisma, storeIdOf(ctx), String(id), input)),
   }),
   productFamilyCreate: t.field({
     type: ProductFamilyPayload,
     authScopes: WRITE,
     args: { input: t.arg({ type: ProductFamilyInput, required: true }) },
-    resolve: (_root, { input }, ctx, info) => withUserErrors({ ctx, info, input: 'input' }, () => catalog.createProductFamily(ctx.prisma, storeIdOf(ctx), input)),
+    resolve: (_root, { input }, ctx) => withUserErrors({ ctx, input: 'input' }, () => catalog.createProductFamily(ctx.prisma, storeIdOf(ctx), input)),
   }),
   productFamilyUpdate: t.field({
     type: ProductFamilyPayload,
     authScopes: WRITE,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: ProductFamilyInput, required: true }) },
-    resolve: (_root, { id, input }, ctx, info) =>
-      withUserErrors({ ctx, info, input: 'input', args: ['id'] }, () => catalog.updateProductFamily(ctx.prisma, storeIdOf(ctx), String(id), input)),
+    resolve: (_root, { id, input }, ctx) =>
+      withUserErrors({ ctx, input: 'input', args: ['id'] }, () => catalog.updateProductFamily(ctx.prisma, storeIdOf(ctx), String(id), input)),
   }),
   attributeCreate: t.field({
     type: AttributePayload,
     authScopes: WRITE,
     args: { input: t.arg({ type: AttributeCreateInput, required: true }) },
-    resolve: (_root, { input }, ctx, info) =>
-      withUserErrors({ ctx, info, input: 'input' }, async () => ({ ...(await catalog.createAttribute(ctx.prisma, storeIdOf(ctx), input)), value: null })),
+    resolve: (_root, { input }, ctx) =>
+      withUserErrors({ ctx, input: 'input' }, async () => ({ ...(await catalog.createAttribute(ctx.prisma, storeIdOf(ctx), input)), value: null })),
   }),
   attributeUpdate: t.field({
     type: AttributePayload,
     authScopes: WRITE,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: AttributeUpdateInput, required: true }) },
-    resolve: (_root, { id, input }, ctx, info) =>
-      withUserErrors({ ctx, info, input: 'input', args: ['id'] }, async () => ({
+    resolve: (_root, { id, input }, ctx) =>
+      withUserErrors({ ctx, input: 'input', args: ['id'] }, async () => ({
         ...(await catalog.updateAttribute(ctx.prisma, storeIdOf(ctx), String(id), input)),
         value: null,
       })),
@@ -594,22 +594,22 @@ builder.mutationFields((t) => ({
     type: ProductImagePayload,
     authScopes: WRITE,
     args: { productId: t.arg.id({ required: true }), input: t.arg({ type: ImageInput, required: true }) },
-    resolve: (_root, { productId, input }, ctx, info) =>
-      withUserErrors({ ctx, info, input: 'input', args: ['productId'] }, () => catalog.addProductImage(ctx.prisma, storeIdOf(ctx), String(productId), input)),
+    resolve: (_root, { productId, input }, ctx) =>
+      withUserErrors({ ctx, input: 'input', args: ['productId'] }, () => catalog.addProductImage(ctx.prisma, storeIdOf(ctx), String(productId), input)),
   }),
   productImageUpdate: t.field({
     type: ProductImagePayload,
     authScopes: WRITE,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: ImageInput, required: true }) },
-    resolve: (_root, { id, input }, ctx, info) =>
-      withUserErrors({ ctx, info, input: 'input', args: ['id'] }, () => catalog.updateProductImage(ctx.prisma, storeIdOf(ctx), String(id), input)),
+    resolve: (_root, { id, input }, ctx) =>
+      withUserErrors({ ctx, input: 'input', args: ['id'] }, () => catalog.updateProductImage(ctx.prisma, storeIdOf(ctx), String(id), input)),
   }),
   productImageDelete: t.field({
     type: ProductImageDeletePayload,
     authScopes: WRITE,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, { id }, ctx, info) => {
-      const { result, userErrors } = await withUserErrors({ ctx, info, args: ['id'] }, () => catalog.deleteProductImage(ctx.prisma, storeIdOf(ctx), String(id)));
+    resolve: async (_root, { id }, ctx) => {
+      const { result, userErrors } = await withUserErrors({ ctx, args: ['id'] }, () => catalog.deleteProductImage(ctx.prisma, storeIdOf(ctx), String(id)));
       return { deletedImageId: result ? String(id) : null, owner: result, userErrors };
     },
   }),
@@ -617,8 +617,8 @@ builder.mutationFields((t) => ({
     type: ProductFamilyImagePayload,
     authScopes: WRITE,
     args: { productFamilyId: t.arg.id({ required: true }), input: t.arg({ type: ImageInput, required: true }) },
-    resolve: (_root, { productFamilyId, input }, ctx, info) =>
-      withUserErrors({ ctx, info, input: 'input', args: ['productFamilyId'] }, () =>
+    resolve: (_root, { productFamilyId, input }, ctx) =>
+      withUserErrors({ ctx, input: 'input', args: ['productFamilyId'] }, () =>
         catalog.addProductFamilyImage(ctx.prisma, storeIdOf(ctx), String(productFamilyId), input),
       ),
   }),
@@ -626,15 +626,15 @@ builder.mutationFields((t) => ({
     type: ProductFamilyImagePayload,
     authScopes: WRITE,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: ImageInput, required: true }) },
-    resolve: (_root, { id, input }, ctx, info) =>
-      withUserErrors({ ctx, info, input: 'input', args: ['id'] }, () => catalog.updateProductFamilyImage(ctx.prisma, storeIdOf(ctx), String(id), input)),
+    resolve: (_root, { id, input }, ctx) =>
+      withUserErrors({ ctx, input: 'input', args: ['id'] }, () => catalog.updateProductFamilyImage(ctx.prisma, storeIdOf(ctx), String(id), input)),
   }),
   productFamilyImageDelete: t.field({
     type: ProductFamilyImageDeletePayload,
     authScopes: WRITE,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, { id }, ctx, info) => {
-      const { result, userErrors } = await withUserErrors({ ctx, info, args: ['id'] }, () => catalog.deleteProductFamilyImage(ctx.prisma, storeIdOf(ctx), String(id)));
+    resolve: async (_root, { id }, ctx) => {
+      const { result, userErrors } = await withUserErrors({ ctx, args: ['id'] }, () => catalog.deleteProductFamilyImage(ctx.prisma, storeIdOf(ctx), String(id)));
       return { deletedImageId: result ? String(id) : null, owner: result, userErrors };
     },
   }),

@@ -4,6 +4,8 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { AuthContext } from '../auth/authenticate.ts';
 import type { Logger } from '../logger.ts';
 import type { Scope } from '../auth/scopes.ts';
+import { trace } from '@opentelemetry/api';
+import { ATTR_STORE_ID } from '../telemetry.ts';
 
 export type Door = 'v3' | 'rest' | 'compat' | 'web' | 'internal';
 
@@ -33,6 +35,8 @@ export function createContext(input: {
   logger: Logger;
   requestId: string;
 }): GraphQLContext {
+  // Every door hands its resolved caller over here, so this is where the request's span learns the store.
+  if (input.auth) trace.getActiveSpan()?.setAttribute(ATTR_STORE_ID, input.auth.store.id);
   return { ...input, prisma: input.db.prisma, reads: input.db.reads, maxPageSize: MAX_PAGE_SIZE[input.door], cache: new Map() };
 }
 

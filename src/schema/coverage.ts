@@ -129,8 +129,8 @@ builder.mutationField('coverageSettingsUpdate', (t) =>
     description: `Changes one coverage type (${COVERAGE_TYPES.join(', ')}): on/off, text, price rule, eligible products`,
     authScopes: { scope: 'products_write' },
     args: { input: t.arg({ type: CoverageSettingsInput, required: true }) },
-    resolve: (_root, { input }, ctx, info) =>
-      withUserErrors({ ctx, info, input: 'input' }, () =>
+    resolve: (_root, { input }, ctx) =>
+      withUserErrors({ ctx, input: 'input' }, () =>
         updateCoverageSettings(ctx.prisma, storeIdOf(ctx), {
           ...input,
           percentage: input.percentage == null ? input.percentage : String(input.percentage),

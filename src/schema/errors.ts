@@ -2,7 +2,9 @@
 // turns it into `extensions.code`; REST and compat turn the same code into their
 // own status and body (rest/problem.ts, compat/errors.ts).
 import { GraphQLError } from 'graphql';
+import { PothosValidationError } from '@pothos/core';
 import { isDomainError, type FieldIssue, type DomainErrorCode } from '../domain/errors.ts';
+import { databaseFailure } from '../db/failures.ts';
 
 export type { FieldIssue };
 
@@ -14,6 +16,8 @@ export type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'UNPROCESSABLE'
   | LimitCode
+  /** The database is down, restarting or out of connections: retry shortly. */
+  | 'UNAVAILABLE'
   | 'INTERNAL_SERVER_ERROR';
 
 /** Refusals of a /v3/graphql document that asks for too much (schema/limits.ts). */
@@ -36,13 +40,15 @@ const DOMAIN_CODES: Record<DomainErrorCode, ErrorCode> = {
   UNPROCESSABLE_STATE: 'UNPROCESSABLE',
 };
 
-const KNOWN_CODES = new Set<string>(['BAD_USER_INPUT', 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN', 'UNAUTHENTICATED', 'UNPROCESSABLE', ...LIMIT_CODES]);
+const KNOWN_CODES = new Set<string>(['BAD_USER_INPUT', 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN', 'UNAUTHENTICATED', 'UNPROCESSABLE', 'UNAVAILABLE', ...LIMIT_CODES]);
 
 export function classifyError(error: unknown): ClassifiedError {
   const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;
   if (isDomainError(original)) {
     return { code: DOMAIN_CODES[original.code], message: original.message, issues: original.issues };
   }
+  // plugin-prisma's refusal of a connection cursor it cannot read (`after: "-1"`): the caller's.
+  if (original instanceof PothosValidationError) return { code: 'BAD_USER_INPUT', message: original.message, issues: [] };
   if (original instanceof GraphQLError) {
     const code = original.extensions?.code;
     if (typeof code === 'string' && KNOWN_CODES.has(code)) {
@@ -54,6 +60,12 @@ export function classifyError(error: unknown): ClassifiedError {
     // (a bad enum value, an Int out of range: a GraphQLError from a scalar's parseValue,
     // outside any resolver path): the caller's fault.
     return { code: 'BAD_USER_INPUT', message: error.message, issues: [] };
+  }
+  switch (databaseFailure(original)) {
+    case 'unavailable':
+      return { code: 'UNAVAILABLE', message: 'the database is unavailable; retry shortly', issues: [], cause: original };
+    case 'input':
+      return { code: 'BAD_USER_INPUT', message: 'the request holds text the database cannot store (such as U+0000) or is nested too deeply', issues: [] };
   }
   return { code: 'INTERNAL_SERVER_ERROR', message: 'internal error', issues: [], cause: original };
 }

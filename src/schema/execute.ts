@@ -22,6 +22,13 @@ export function defineOperation(source: string): Operation {
   return { source, document };
 }
 
+let executeOperation: typeof execute = execute;
+
+/** Runs operations through `traced` (telemetry.ts: the operation span) or, without it, graphql-js's execute. */
+export function configureOperationExecution(traced: typeof execute | undefined): void {
+  executeOperation = traced ?? execute;
+}
+
 export type OperationOutcome<T> = { ok: true; data: T } | { ok: false; error: ClassifiedError; result: ExecutionResult };
 
 /**
@@ -33,11 +40,13 @@ export async function runOperation<T = Record<string, unknown>>(
   variables: Record<string, unknown>,
   ctx: GraphQLContext,
 ): Promise<OperationOutcome<T>> {
-  const result = (await execute({ schema, document: operation.document, variableValues: variables, contextValue: ctx })) as ExecutionResult;
+  const result = (await executeOperation({ schema, document: operation.document, variableValues: variables, contextValue: ctx })) as ExecutionResult;
   if (result.errors && result.errors.length > 0) {
     const error = classifyError(result.errors[0]);
     if (error.code === 'INTERNAL_SERVER_ERROR') {
       ctx.logger.error('operation failed', { requestId: ctx.requestId, door: ctx.door, error: result.errors[0].originalError ?? result.errors[0] });
+    } else if (error.code === 'UNAVAILABLE') {
+      ctx.logger.warn('database unavailable', { requestId: ctx.requestId, door: ctx.door, error: error.cause });
     }
     return { ok: false, error, result };
   }

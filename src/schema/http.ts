@@ -26,11 +26,14 @@ query FirstCustomers {
 }
 `;
 
+/** The error code of a request refused before it ran: a body too large, or a database unavailable for a moment. */
+const REJECTION_CODES: Record<number, string> = { 413: 'PAYLOAD_TOO_LARGE', 503: 'UNAVAILABLE' };
+
 function graphqlError(status: number, code: string, message: string): DoorResponse {
   return json(status, { errors: [{ message, extensions: { code } }] });
 }
 
-export function createGraphQLDoor({ db, logger, config, authenticator }: AppDeps): Door {
+export function createGraphQLDoor({ db, logger, config, authenticator, tracing }: AppDeps): Door {
   const sdl = printSchema(schema);
   const yoga = createYoga<{ gqlContext: GraphQLContext }>({
     schema,
@@ -49,11 +52,12 @@ export function createGraphQLDoor({ db, logger, config, authenticator }: AppDeps
       defaultQuery: GRAPHIQL_QUERY,
     },
     context: ({ gqlContext }) => gqlContext,
-    plugins: graphqlLimitPlugins(config.graphqlLimits),
+    plugins: tracing ? [...graphqlLimitPlugins(config.graphqlLimits), tracing.graphqlPlugin] : graphqlLimitPlugins(config.graphqlLimits),
     maskedErrors: {
       maskError: (error) => {
         const classified = classifyError(error);
         if (classified.code === 'INTERNAL_SERVER_ERROR') logger.error('graphql resolver failed', { error: classified.cause });
+        else if (classified.code === 'UNAVAILABLE') logger.warn('database unavailable', { error: classified.cause });
         return toGraphQLError(error);
       },
     },
@@ -65,7 +69,7 @@ export function createGraphQLDoor({ db, logger, config, authenticator }: AppDeps
   return {
     name: 'v3',
     matches: (pathname) => pathname === ENDPOINT || pathname === SDL_PATH || pathname.startsWith('/v3/'),
-    reject: (status, message) => graphqlError(status, status === 413 ? 'PAYLOAD_TOO_LARGE' : 'INTERNAL_SERVER_ERROR', message),
+    reject: (status, message) => graphqlError(status, REJECTION_CODES[status] ?? 'INTERNAL_SERVER_ERROR', message),
     async handle(request) {
       const { pathname } = request.url;
       if (pathname === SDL_PATH && request.method === 'GET') {
@@ -75,7 +79,8 @@ export function createGraphQLDoor({ db, logger, config, authenticator }: AppDeps
 
       if (request.method === 'POST' && /json/i.test(header(request, 'content-type') ?? '')) {
         const body = parseJsonBody(request);
-        if (!body.ok) return graphqlError(400, 'BAD_REQUEST', body.message);
+        // A body that is not JSON is a bad request; a value the input check refuses is bad input, as it is in variables of a GET.
+        if (!body.ok) return graphqlError(400, body.issues.length > 0 ? 'BAD_USER_INPUT' : 'BAD_REQUEST', body.message);
       }
       let gqlContext: GraphQLContext | undefined;
       if (!wantsGraphiQL(request)) {

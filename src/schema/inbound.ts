@@ -250,8 +250,8 @@ builder.mutationFields((t) => ({
     description: 'A new PENDING shipment; items may be tied to purchase order items',
     authScopes: { scope: 'inventory_write' },
     args: { input: t.arg({ type: InboundShipmentCreateInput, required: true }) },
-    resolve: (_root, { input }, ctx, info) =>
-      withUserErrors({ ctx, info, input: 'input' }, () =>
+    resolve: (_root, { input }, ctx) =>
+      withUserErrors({ ctx, input: 'input' }, () =>
         inbound.createInboundShipment(ctx.prisma, storeIdOf(ctx), {
           ...input,
           locationId: String(input.locationId),
@@ -264,7 +264,7 @@ builder.mutationFields((t) => ({
     description: 'PENDING -> IN_TRANSIT',
     authScopes: { scope: 'inventory_write' },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx, info) => withUserErrors({ ctx, info, args: ['id'] }, () => inbound.markInboundShipmentInTransit(ctx.prisma, storeIdOf(ctx), String(id))),
+    resolve: (_root, { id }, ctx) => withUserErrors({ ctx, args: ['id'] }, () => inbound.markInboundShipmentInTransit(ctx.prisma, storeIdOf(ctx), String(id))),
   }),
   inboundShipmentReceive: t.field({
     type: InboundShipmentPayload,
@@ -272,8 +272,8 @@ builder.mutationFields((t) => ({
       'Receives good and damaged units of items of an IN_TRANSIT or PARTIALLY_RECEIVED shipment: stock at the destination, purchase order items and statuses follow',
     authScopes: { scope: 'inventory_write' },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: ReceiveInput, required: true }) },
-    resolve: (_root, { id, input }, ctx, info) =>
-      withUserErrors({ ctx, info, input: 'input', args: ['id'] }, () =>
+    resolve: (_root, { id, input }, ctx) =>
+      withUserErrors({ ctx, input: 'input', args: ['id'] }, () =>
         inbound.receiveInboundShipment(ctx.prisma, storeIdOf(ctx), String(id), {
           ...input,
           items: input.items.map((item) => ({ ...item, itemId: String(item.itemId) })),
@@ -285,6 +285,6 @@ builder.mutationFields((t) => ({
     description: 'PENDING or IN_TRANSIT -> CANCELLED',
     authScopes: { scope: 'inventory_write' },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx, info) => withUserErrors({ ctx, info, args: ['id'] }, () => inbound.cancelInboundShipment(ctx.prisma, storeIdOf(ctx), String(id))),
+    resolve: (_root, { id }, ctx) => withUserErrors({ ctx, args: ['id'] }, () => inbound.cancelInboundShipment(ctx.prisma, storeIdOf(ctx), String(id))),
   }),
 }));

@@ -22,6 +22,6 @@ import './coverage.ts';
 import './invoices.ts';
 import './storefront.ts';
 import { enforceConnectionArgs } from './connectionArgs.ts';
-import { resolveNodeIdsSynchronously } from './node.ts';
+import { checkPayloadsBeforeWriting, resolveNodeIdsSynchronously } from './node.ts';
 
-export const schema = resolveNodeIdsSynchronously(enforceConnectionArgs(builder.toSchema({ sortSchema: false })));
+export const schema = checkPayloadsBeforeWriting(resolveNodeIdsSynchronously(enforceConnectionArgs(builder.toSchema({ sortSchema: false }))));

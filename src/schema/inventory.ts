@@ -246,22 +246,22 @@ builder.mutationFields((t) => ({
     type: LocationPayload,
     authScopes: { scope: 'locations_write' },
     args: { input: t.arg({ type: LocationInput, required: true }) },
-    resolve: (_root, { input }, ctx, info) => withUserErrors({ ctx, info, input: 'input' }, () => inventory.createLocation(ctx.prisma, storeIdOf(ctx), input)),
+    resolve: (_root, { input }, ctx) => withUserErrors({ ctx, input: 'input' }, () => inventory.createLocation(ctx.prisma, storeIdOf(ctx), input)),
   }),
   locationUpdate: t.field({
     type: LocationPayload,
     authScopes: { scope: 'locations_write' },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: LocationInput, required: true }) },
-    resolve: (_root, { id, input }, ctx, info) =>
-      withUserErrors({ ctx, info, input: 'input', args: ['id'] }, () => inventory.updateLocation(ctx.prisma, storeIdOf(ctx), String(id), input)),
+    resolve: (_root, { id, input }, ctx) =>
+      withUserErrors({ ctx, input: 'input', args: ['id'] }, () => inventory.updateLocation(ctx.prisma, storeIdOf(ctx), String(id), input)),
   }),
   locationSetDefault: t.field({
     type: LocationPayload,
     description: "Makes the location (the store's own or a linked fulfillment service's) the one orders without a locationId commit stock at",
     authScopes: { scope: 'locations_write' },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx, info) =>
-      withUserErrors({ ctx, info, args: ['id'] }, () => inventory.setDefaultLocation(ctx.prisma, storeIdOf(ctx), String(id))),
+    resolve: (_root, { id }, ctx) =>
+      withUserErrors({ ctx, args: ['id'] }, () => inventory.setDefaultLocation(ctx.prisma, storeIdOf(ctx), String(id))),
   }),
   inventoryAdjust: t.field({
     type: InventoryAdjustPayload,
@@ -269,8 +269,8 @@ builder.mutationFields((t) => ({
       'Changes one level by deltas; quantity never goes below 0 and neither committed nor reserved above quantity (a level oversold by orders may still receive stock)',
     authScopes: { scope: 'inventory_write' },
     args: { input: t.arg({ type: InventoryAdjustInput, required: true }) },
-    resolve: (_root, { input }, ctx, info) =>
-      withUserErrors({ ctx, info, input: 'input' }, () =>
+    resolve: (_root, { input }, ctx) =>
+      withUserErrors({ ctx, input: 'input' }, () =>
         inventory.adjustInventory(ctx.prisma, storeIdOf(ctx), {
           ...input,
           inventoryLevelId: input.inventoryLevelId == null ? input.inventoryLevelId : String(input.inventoryLevelId),

@@ -3,6 +3,8 @@
 import { billingSetting, invoiceStatus, monthOf, sumAmounts, updateBillingSettings } from '../domain/invoices.ts';
 import { builder } from './builder.ts';
 import { storeIdOf } from './context.ts';
+import { keysetConnection } from './keyset.ts';
+import { connectionNodeQuery } from './node.ts';
 import { money, Money } from './scalars.ts';
 import { payloadType, withUserErrors } from './userErrors.ts';
 import { toPlain } from '../db/reads/plain.ts';
@@ -23,7 +25,7 @@ export const InvoiceItemKind = builder.enumType('InvoiceItemKind', {
 
 const ITEM_ORDER = [{ occurredAt: 'asc' as const }, { id: 'asc' as const }];
 
-builder.prismaObject('InvoiceItem', {
+const InvoiceItem = builder.prismaObject('InvoiceItem', {
   fields: (t) => ({
     id: t.exposeID('id', { nullable: false }),
     kind: t.expose('kind', { type: InvoiceItemKind, nullable: false }),
@@ -82,6 +84,31 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (query, _root, args, ctx) => ctx.reads.invoice.findFirst({ ...query, where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
   }),
+  invoiceItems: t.connection(
+    {
+      type: InvoiceItem,
+      nullable: false,
+      description: "An invoice's items a page at a time, in the order of Invoice.items; empty when the store has no invoice with this id",
+      authScopes: { scope: 'invoices_read' },
+      args: { invoiceId: t.arg.id({ required: true }) },
+      resolve: (_root, args, ctx, info) =>
+        keysetConnection({
+          args,
+          // ITEM_ORDER: occurredAt, then id.
+          sort: { field: 'occurredAt', kind: 'date', direction: 'asc' },
+          scope: 'invoiceItems',
+          fetch: ({ where, orderBy, take, cursorColumns }) =>
+            ctx.reads.invoiceItem.findMany({
+              ...connectionNodeQuery(ctx, info, 'InvoiceItem', cursorColumns),
+              where: { AND: [{ invoiceId: String(args.invoiceId), invoice: { storeId: storeIdOf(ctx) } }, where] },
+              orderBy,
+              take,
+            }),
+        }),
+    },
+    { name: 'InvoiceItemConnection' },
+    { name: 'InvoiceItemEdge' },
+  ),
   pendingInvoices: t.prismaField({
     type: ['Invoice'],
     nullable: false,
@@ -118,8 +145,8 @@ builder.mutationField('billingSettingsUpdate', (t) =>
     description: 'Changes the per-return processing fee; returns created before keep the fee they were charged',
     authScopes: { scope: 'returns_write' },
     args: { input: t.arg({ type: BillingSettingsInput, required: true }) },
-    resolve: (_root, { input }, ctx, info) =>
-      withUserErrors({ ctx, info, input: 'input' }, async () => {
+    resolve: (_root, { input }, ctx) =>
+      withUserErrors({ ctx, input: 'input' }, async () => {
         const storeId = storeIdOf(ctx);
         const setting = await updateBillingSettings(ctx.prisma, storeId, { returnProcessingFee: String(input.returnProcessingFee) });
         const store = await ctx.reads.store.findUniqueOrThrow({ where: { id: storeId }, select: { currency: true } });

@@ -22,7 +22,10 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
+  visit,
+  BREAK,
 } from 'graphql';
+import { badInput, badText, type InputIssue } from '../inputText.ts';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLArmorRejectCallback } from '@escape.tech/graphql-armor-types';
 import type { GraphQLLimits } from '../config.ts';
@@ -124,6 +127,33 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, ope
 }
 
 /** The envelop plugins of /v3/graphql that enforce `limits`. */
+/** The first string literal of the document that the input check refuses, named by the argument or input field it is given to. */
+function badLiteral(document: DocumentNode): InputIssue | undefined {
+  let issue: InputIssue | undefined;
+  let member = '';
+  visit(document, {
+    Argument: { enter: (node) => void (member = node.name.value) },
+    ObjectField: { enter: (node) => void (member = node.name.value) },
+    StringValue(node) {
+      const message = badText(node.value);
+      if (!message) return undefined;
+      issue = { path: member, message };
+      return BREAK;
+    },
+  });
+  return issue;
+}
+
+/** U+0000 or a lone surrogate in a variable or a string literal (inputText.ts) is refused before anything runs. */
+const inputTextPlugin: Plugin = {
+  onExecute({ args, setResultAndStopExecution }) {
+    const issue = badInput(args.variableValues ?? undefined) ?? badLiteral(args.document);
+    if (!issue) return;
+    const message = `${issue.path ? `${issue.path}: ` : ''}${issue.message}`;
+    setResultAndStopExecution({ errors: [new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', issues: [issue] } })] });
+  },
+};
+
 export function graphqlLimitPlugins(limits: GraphQLLimits): Plugin[] {
   // Page sizes may come from variables, and yoga caches validation per document, so the
   // cost is counted when the operation is about to run, with its variables.
@@ -149,5 +179,6 @@ export function graphqlLimitPlugins(limits: GraphQLLimits): Plugin[] {
     maxDepthPlugin({ n: limits.maxDepth, ...rejectWith('QUERY_TOO_DEEP') }) as Plugin,
     maxDirectivesPlugin({ n: limits.maxDirectives, ...rejectWith('TOO_MANY_DIRECTIVES') }) as Plugin,
     cost,
+    inputTextPlugin,
   ];
 }

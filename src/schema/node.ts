@@ -4,6 +4,7 @@
 import { parsePrismaCursor, queryFromInfo } from '@pothos/plugin-prisma';
 import type { ObjectRef } from '@pothos/core';
 import {
+  defaultFieldResolver,
   getNamedType,
   GraphQLError,
   isInterfaceType,
@@ -36,14 +37,11 @@ function requireScope(ctx: GraphQLContext, scope: Scope, what: string): void {
   }
 }
 
-// Types whose nested connections page with plugin-prisma cursors (every type registered below).
-const prismaCursorTypes = new Set<string>();
-
 function badInput(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
 }
 
-function checkNestedField(field: GraphQLField<unknown, unknown>, node: FieldNode, parentType: string, info: GraphQLResolveInfo, ctx: GraphQLContext) {
+function checkNestedField(field: GraphQLField<unknown, unknown>, node: FieldNode, info: GraphQLResolveInfo, ctx: GraphQLContext) {
   const args: Record<string, unknown> = {};
   for (const argument of node.arguments ?? []) {
     const definition = field.args.find((a) => a.name === argument.name.value);
@@ -53,7 +51,8 @@ function checkNestedField(field: GraphQLField<unknown, unknown>, node: FieldNode
   }
   if (Object.keys(args).length === 0) return;
   checkConnectionArgs(args, ctx.maxPageSize);
-  if (!prismaCursorTypes.has(parentType)) return;
+  // A relation connection (plugin-prisma's relatedConnection) pages with plugin-prisma cursors; the others check their own.
+  if (!field.extensions?.pothosPrismaRelationField) return;
   for (const cursor of [args.before, args.after]) {
     if (cursor === undefined || cursor === null) continue;
     try {
@@ -78,7 +77,7 @@ export function checkNestedConnectionArgs(ctx: GraphQLContext, info: GraphQLReso
         if (!isObjectType(type) && !isInterfaceType(type)) continue;
         const field = type.getFields()[selection.name.value];
         if (!field) continue;
-        checkNestedField(field, selection, type.name, info, ctx);
+        checkNestedField(field, selection, info, ctx);
         if (selection.selectionSet) visit(getNamedType(field.type), selection.selectionSet.selections);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const target = selection.typeCondition ? info.schema.getType(selection.typeCondition.name.value) : type;
@@ -92,6 +91,22 @@ export function checkNestedConnectionArgs(ctx: GraphQLContext, info: GraphQLReso
   for (const node of info.fieldNodes) {
     if (node.selectionSet) visit(getNamedType(info.returnType), node.selectionSet.selections);
   }
+}
+
+/**
+ * Every mutation checks the connection arguments of its payload selection before it
+ * runs: a bad nested cursor found after the write would refuse a request that had
+ * already written.
+ */
+export function checkPayloadsBeforeWriting(schema: GraphQLSchema): GraphQLSchema {
+  for (const field of Object.values(schema.getMutationType()?.getFields() ?? {})) {
+    const resolve = field.resolve ?? defaultFieldResolver;
+    field.resolve = (parent, args, ctx: GraphQLContext, info) => {
+      checkNestedConnectionArgs(ctx, info);
+      return resolve(parent, args, ctx, info);
+    };
+  }
+  return schema;
 }
 
 /** The prisma query for the object the field `info` resolves (root lookups). */
@@ -114,7 +129,6 @@ export function registerNode<Shape extends { id: string }>(
     load: (id: string, ctx: GraphQLContext, info: GraphQLResolveInfo) => Promise<Shape | null>;
   },
 ): void {
-  prismaCursorTypes.add(ref.name);
   builder.nodeRef<Shape, string, typeof ref>(ref, {
     id: { resolve: (row) => row.id },
     loadWithoutCache: (id, ctx, info) => {

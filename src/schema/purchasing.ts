@@ -156,8 +156,8 @@ builder.mutationFields((t) => ({
     type: PurchaseOrderPayload,
     authScopes: { scope: 'inventory_write' },
     args: { input: t.arg({ type: PurchaseOrderCreateInput, required: true }) },
-    resolve: (_root, { input }, ctx, info) =>
-      withUserErrors({ ctx, info, input: 'input' }, () =>
+    resolve: (_root, { input }, ctx) =>
+      withUserErrors({ ctx, input: 'input' }, () =>
         purchasing.createPurchaseOrder(ctx.prisma, storeIdOf(ctx), {
           ...input,
           items: input.items.map((item) => ({ ...item, productId: String(item.productId) })),

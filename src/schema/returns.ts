@@ -21,6 +21,10 @@ import {
   ITEM_SKU_SELECT,
   itemRefund,
   itemSku,
+  ITEMS_ON_RETURN,
+  ASN_RETURN_SELECT,
+  asnRowsOf,
+  listAsnReturns,
   listAsnRows,
   listReturns,
   processReturn,
@@ -210,10 +214,7 @@ export const Return = builder.prismaNode('Return', {
     items: t.relation('items', {
       nullable: false,
       args: { includeRemoved: t.arg.boolean({ defaultValue: false, description: 'Also list the items removed from the return' }) },
-      query: (args) => ({
-        where: args.includeRemoved ? {} : { removedAt: null },
-        orderBy: [{ orderLineItem: { position: 'asc' as const } }, { position: 'asc' as const }, { id: 'asc' as const }],
-      }),
+      query: (args) => (args.includeRemoved ? { orderBy: ITEMS_ON_RETURN.orderBy } : ITEMS_ON_RETURN),
     }),
     notes: t.relation('notes', { nullable: false, query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
     statusChanges: t.relation('statusChanges', { nullable: false, query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
@@ -257,15 +258,24 @@ export const Return = builder.prismaNode('Return', {
       type: Money,
       nullable: false,
       description: 'Sum of the amounts of the items on the return',
-      select: { currency: true, items: { where: { removedAt: null }, select: { removedAt: true, ...ITEM_AMOUNT_SELECT } } },
+      select: { currency: true, items: { ...ITEMS_ON_RETURN, select: { removedAt: true, ...ITEM_AMOUNT_SELECT } } },
       resolve: (ret) => money(returnTotal(ret.items), ret.currency)!,
     }),
     totalRefund: t.field({ type: Money, nullable: false, resolve: (ret) => money(ret.totalRefund, ret.currency)! }),
     totalStoreCredit: t.field({ type: Money, nullable: false, resolve: (ret) => money(ret.totalStoreCredit, ret.currency)! }),
+    asnRows: t.field({
+      type: [ReturnAsnRow],
+      nullable: false,
+      description: 'One row per line item still on the return, as an advance shipping notice lists it',
+      select: ASN_RETURN_SELECT,
+      resolve: asnRowsOf,
+    }),
     createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { nullable: false, type: 'DateTime' }),
   }),
 });
+
+const ReturnConnection = builder.connectionObject({ type: Return, name: 'ReturnConnection' }, { name: 'ReturnEdge' });
 
 export const ReturnAsnRow = builder.objectRef<AsnRow>('ReturnAsnRow').implement({
   description: 'One line item on a return, as an advance shipping notice lists it',
@@ -327,8 +337,30 @@ builder.queryFields((t) => ({
         });
       },
     },
-    { name: 'ReturnConnection' },
-    { name: 'ReturnEdge' },
+    ReturnConnection,
+  ),
+  asnReturns: t.connection(
+    {
+      type: Return,
+      nullable: false,
+      description:
+        'The returns an advance shipping notice lists (created in [from, to), not deleted), oldest first, ties by number: ' +
+        'returnAsnRows a page at a time, each return with its asnRows',
+      authScopes: { scope: 'returns_read' },
+      args: { from: t.arg({ type: 'DateTime', required: true }), to: t.arg({ type: 'DateTime', required: true }) },
+      resolve: (_root, args, ctx, info) => {
+        const query = returnQuery(ctx, info, [['edges', 'node'], ['nodes']]);
+        return keysetConnection<Plain<ReturnRow>>({
+          args,
+          // listAsnRows' order: creation, then number (unique, and the order the returns were made in).
+          sort: { field: 'createdAt', kind: 'date', direction: 'asc', tieBreaker: 'number' },
+          scope: 'asnReturns',
+          fetch: (page) =>
+            listAsnReturns(ctx.reads, storeIdOf(ctx), { from: args.from, to: args.to }, page as ReturnPage, withCursorColumns(query, page.cursorColumns)),
+        });
+      },
+    },
+    ReturnConnection,
   ),
   return: t.prismaField({
     type: 'Return',

@@ -3,11 +3,10 @@
 // so an app can show it next to the offending field. The classification is the
 // one of errors.ts; authorization and internal failures stay GraphQL errors.
 import type { ObjectRef } from '@pothos/core';
-import type { GraphQLResolveInfo } from 'graphql';
 import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
 import { classifyError, type ErrorCode } from './errors.ts';
-import { checkNestedConnectionArgs, type BuilderTypes } from './node.ts';
+import type { BuilderTypes } from './node.ts';
 import { toPlain, type Plain } from '../db/reads/plain.ts';
 
 export const UserErrorCode = builder.enumType('UserErrorCode', {
@@ -45,7 +44,6 @@ const USER_ERROR_CODES: Partial<Record<ErrorCode, UserErrorCodeValue>> = {
 
 export interface MutationCall {
   ctx: GraphQLContext;
-  info: GraphQLResolveInfo;
   /** The argument holding the input object; domain paths are relative to it. */
   input?: string;
   /** Arguments of their own (ids beside the input), named by the domain with the same path. */
@@ -54,11 +52,10 @@ export interface MutationCall {
 
 /**
  * Runs a mutation's domain call. A refusal becomes user errors whose field paths
- * are full argument paths; anything else is rethrown. The payload selection is
- * checked first, so a bad connection argument in it fails before anything is written.
+ * are full argument paths; anything else is rethrown. (The payload selection was
+ * checked before the mutation ran: checkPayloadsBeforeWriting.)
  */
 export async function withUserErrors<T>(call: MutationCall, run: () => Promise<T>): Promise<{ result: Plain<T> | null; userErrors: UserErrorShape[] }> {
-  checkNestedConnectionArgs(call.ctx, call.info);
   try {
     // The domain answers Prisma's rows; resolvers read rows as `reads` answers them.
     return { result: toPlain(await run()), userErrors: [] };

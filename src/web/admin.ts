@@ -17,7 +17,7 @@ export interface DashboardRequest {
   form: URLSearchParams;
 }
 
-const STATUS_OF_CODE: Record<string, number> = { NOT_FOUND: 404, BAD_USER_INPUT: 400, CONFLICT: 409, UNPROCESSABLE: 422, FORBIDDEN: 403 };
+const STATUS_OF_CODE: Record<string, number> = { NOT_FOUND: 404, BAD_USER_INPUT: 400, CONFLICT: 409, UNPROCESSABLE: 422, FORBIDDEN: 403, UNAVAILABLE: 503 };
 const RETURN_STATUSES = ['OPEN', 'IN_TRANSIT', 'DELIVERED', 'NEEDS_REVIEW', 'IN_REVIEW', 'FLAGGED', 'COMPLETE', 'REJECTED', 'DELETED'];
 
 class PageFailure extends Error {

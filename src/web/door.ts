@@ -8,6 +8,7 @@ import { shopperAuth } from '../auth/shopper.ts';
 import { consumeThrottle } from '../auth/throttle.ts';
 import type { Door, DoorRequest, DoorResponse } from '../door.ts';
 import { createContext } from '../schema/context.ts';
+import { badParameters } from '../inputText.ts';
 import type { AppDeps } from '../door.ts';
 import { dashboard } from './admin.ts';
 import { html } from './html.ts';
@@ -132,6 +133,8 @@ export function createWebDoor(deps: AppDeps): Door {
   async function handle(request: DoorRequest): Promise<DoorResponse> {
     const segments = segmentsOf(request.url.pathname);
     if (!segments) return page(400, { title: 'Bad request', body: html`<p>Malformed address.</p>` });
+    const issue = badParameters(Object.fromEntries(segments.entries()), request.url.searchParams) ?? badParameters({}, formBody(request));
+    if (issue) return page(400, { title: 'Bad request', body: html`<p>The address or the form holds characters that cannot be accepted (${issue.path}: ${issue.message}).</p>` });
     const [root, ...rest] = segments;
     return root === 'admin' ? admin(request, rest) : shopper(request, rest);
   }

@@ -4,7 +4,9 @@
 // action answers `true`, or for a state that refuses it, 200 UNPROCESSABLE_RETURN.
 import { json, type DoorResponse } from '../../door.ts';
 import type { Route, RouteInput } from '../../routeTable.ts';
+import { connectionPages } from '../../schema/connectionPages.ts';
 import { defineOperation, runOperation, type Operation, type OperationOutcome } from '../../schema/execute.ts';
+import { jsonArray, streamedAnswer } from '../../streamedAnswer.ts';
 import { compatError, compatErrorFrom } from '../errors.ts';
 import { originOf, readReturnRef, readWindow, type Parsed } from '../requests.ts';
 import {
@@ -45,7 +47,12 @@ const LIST = defineOperation(`
   ${COMPAT_RETURN_FRAGMENT}`);
 
 const ASN = defineOperation(`
-  query CompatAsn($from: DateTime!, $to: DateTime!) { returnAsnRows(from: $from, to: $to) { ${ASN_ROW_FIELDS} } }`);
+  query CompatAsn($from: DateTime!, $to: DateTime!, $first: Int, $after: String) {
+    asnReturns(from: $from, to: $to, first: $first, after: $after) {
+      pageInfo { hasNextPage endCursor }
+      nodes { asnRows { ${ASN_ROW_FIELDS} } }
+    }
+  }`);
 
 /** The platform's action names and the schema mutation each one is. */
 const STATE_ACTIONS: Record<string, Operation> = {
@@ -220,33 +227,28 @@ async function list(input: RouteInput): Promise<DoorResponse> {
     });
   }
   // Without paginate the platform answers every return of the window in one array.
-  const all: CompatReturnNode[] = [];
-  let after: string | null = null;
-  for (;;) {
-    const outcome: OperationOutcome<ListPage> = await runOperation<ListPage>(
-      LIST,
-      { ...request.variables, first: input.ctx.maxPageSize, after },
-      input.ctx,
-    );
-    if (!outcome.ok) return compatErrorFrom(outcome.error);
-    const { nodes, pageInfo }: ListPage['returns'] = outcome.data.returns;
-    all.push(...nodes);
-    if (!pageInfo.hasNextPage || !pageInfo.endCursor) break;
-    after = pageInfo.endCursor;
-  }
-  return json(200, all.map(compatReturn));
+  const pages = connectionPages<ListPage, CompatReturnNode>(LIST, request.variables, input.ctx, ({ returns }) => ({ items: returns.nodes, pageInfo: returns.pageInfo }));
+  return streamedArray(pages, compatReturn);
+}
+
+interface AsnPage {
+  asnReturns: { pageInfo: ListPage['returns']['pageInfo']; nodes: { asnRows: AsnRowNode[] }[] };
 }
 
 async function asn(input: RouteInput): Promise<DoorResponse> {
   const window = readWindow(input.query);
   if (!window.ok) return window.response;
-  const outcome = await runOperation<{ returnAsnRows: AsnRowNode[] }>(
-    ASN,
-    { from: window.value.from.toISOString(), to: window.value.to.toISOString() },
-    input.ctx,
-  );
-  if (!outcome.ok) return compatErrorFrom(outcome.error);
-  return json(200, outcome.data.returnAsnRows.map(compatAsnRow));
+  const variables = { from: window.value.from.toISOString(), to: window.value.to.toISOString() };
+  const pages = connectionPages<AsnPage, AsnRowNode>(ASN, variables, input.ctx, ({ asnReturns }) => ({
+    items: asnReturns.nodes.flatMap((node) => node.asnRows),
+    pageInfo: asnReturns.pageInfo,
+  }));
+  return streamedArray(pages, compatAsnRow);
+}
+
+/** Every item of the pages in one JSON array, written as it is read; a failing first page is the platform's error answer. */
+function streamedArray<T>(pages: AsyncGenerator<OperationOutcome<T[]>, void>, map: (item: T) => unknown): Promise<DoorResponse> {
+  return streamedAnswer(pages, { layout: jsonArray(map), refused: (failure) => compatErrorFrom(failure.error) });
 }
 
 export const compatReturnRoutes: Route[] = [

@@ -1,46 +1,59 @@
 // Invoices: what the service charges the store, per calendar month (UTC) and currency.
 // The CSV routes name no store in their path: the invoice must be the caller's store's.
-import { json } from '../../door.ts';
+// A month's items grow with the store's returns and orders, so the CSVs are streamed.
+import { json, type DoorResponse } from '../../door.ts';
 import type { Route, RouteInput } from '../../routeTable.ts';
+import { connectionPages } from '../../schema/connectionPages.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
-import { toCsv } from '../csv.ts';
+import { streamedAnswer } from '../../streamedAnswer.ts';
+import { csvLayout } from '../csv.ts';
 import { problem, problemFromOutcome } from '../problem.ts';
-
-const INVOICE_FIELDS = `
-  fragment RestInvoice on Invoice {
-    id month status createdAt updatedAt charge { amount currency }
-    items { id kind description subjectId occurredAt amount { amount currency } }
-  }`;
 
 const LIST = defineOperation(`
   query RestInvoices { store { id } invoices { id status createdAt updatedAt charge { amount currency } } }`);
 
 const ONE = defineOperation(`
-  query RestInvoice($id: ID!) { invoice(id: $id) { ...RestInvoice } }
-  ${INVOICE_FIELDS}`);
+  query RestInvoice($id: ID!) { invoice(id: $id) { id month } }`);
 
 const PENDING = defineOperation(`
-  query RestPendingInvoices { pendingInvoices { ...RestInvoice } }
-  ${INVOICE_FIELDS}`);
+  query RestPendingInvoices { pendingInvoices { id month } }`);
+
+const ITEMS = defineOperation(`
+  query RestInvoiceItems($invoiceId: ID!, $first: Int, $after: String) {
+    invoiceItems(invoiceId: $invoiceId, first: $first, after: $after) {
+      pageInfo { hasNextPage endCursor }
+      nodes { id kind description subjectId occurredAt amount { amount currency } }
+    }
+  }`);
 
 type Money = { amount: string; currency: string };
 type InvoiceSummary = { id: string; status: string; createdAt: string; updatedAt: string; charge: Money };
-type InvoiceWithItems = InvoiceSummary & {
-  month: string;
-  items: { id: string; kind: string; description: string; subjectId: string; occurredAt: string; amount: Money }[];
+type InvoiceHead = { id: string; month: string };
+type ItemsPage = {
+  invoiceItems: {
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
+    nodes: { id: string; kind: string; description: string; subjectId: string; occurredAt: string; amount: Money }[];
+  };
 };
 
 export const CSV_HEADER = ['invoice_id', 'month', 'item_id', 'occurred_at', 'kind', 'description', 'subject_id', 'amount', 'currency'] as const;
 
-function csvResponse(invoices: InvoiceWithItems[], filename: string) {
-  const rows = invoices.flatMap((invoice) =>
-    invoice.items.map((item) => [invoice.id, invoice.month, item.id, item.occurredAt, item.kind.toLowerCase(), item.description, item.subjectId, item.amount.amount, item.amount.currency]),
-  );
-  return {
-    status: 200,
-    headers: { 'content-type': 'text/csv; charset=utf-8; header=present', 'content-disposition': `attachment; filename="${filename}"` },
-    body: toCsv(CSV_HEADER, rows),
-  };
+/** One row per item of the invoices, in their order. */
+async function* csvRows(invoices: InvoiceHead[], input: RouteInput) {
+  for (const invoice of invoices) {
+    yield* connectionPages<ItemsPage, string[]>(ITEMS, { invoiceId: invoice.id }, input.ctx, ({ invoiceItems }) => ({
+      items: invoiceItems.nodes.map((item) => [invoice.id, invoice.month, item.id, item.occurredAt, item.kind.toLowerCase(), item.description, item.subjectId, item.amount.amount, item.amount.currency]),
+      pageInfo: invoiceItems.pageInfo,
+    }));
+  }
+}
+
+function csvResponse(invoices: InvoiceHead[], filename: string, input: RouteInput): Promise<DoorResponse> {
+  return streamedAnswer(csvRows(invoices, input), {
+    layout: csvLayout(CSV_HEADER),
+    headers: { 'content-disposition': `attachment; filename="${filename}"` },
+    refused: (failure) => problemFromOutcome(failure, input.instance),
+  });
 }
 
 async function list(input: RouteInput) {
@@ -51,17 +64,17 @@ async function list(input: RouteInput) {
 }
 
 async function itemsCsv(input: RouteInput) {
-  const outcome = await runOperation<{ invoice: InvoiceWithItems | null }>(ONE, { id: input.params.invoiceId }, input.ctx);
+  const outcome = await runOperation<{ invoice: InvoiceHead | null }>(ONE, { id: input.params.invoiceId }, input.ctx);
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance, { id: 'invoiceId' });
   const invoice = outcome.data.invoice;
   if (!invoice) return problem(404, `invoice ${input.params.invoiceId} not found`, { instance: input.instance });
-  return csvResponse([invoice], `invoice-${invoice.id}.csv`);
+  return csvResponse([invoice], `invoice-${invoice.id}.csv`, input);
 }
 
 async function pendingCsv(input: RouteInput) {
-  const outcome = await runOperation<{ pendingInvoices: InvoiceWithItems[] }>(PENDING, {}, input.ctx);
+  const outcome = await runOperation<{ pendingInvoices: InvoiceHead[] }>(PENDING, {}, input.ctx);
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance);
-  return csvResponse(outcome.data.pendingInvoices, 'invoice-pending.csv');
+  return csvResponse(outcome.data.pendingInvoices, 'invoice-pending.csv', input);
 }
 
 const CSV_DESCRIPTION =

@@ -271,6 +271,8 @@ export const orderFulfillmentRoutes: Route[] = [
     path: '/stores/{storeId}/orders/{orderId}',
     scopes: ['orders_read'],
     errorStyle: 'error',
+    // The reference declares 401 and 404 of this operation as application/json; a 400 is its default, problem+json.
+    errorStatuses: [401, 404],
     doc: {
       summary: 'Get Order',
       tag: 'Orders',
@@ -300,6 +302,8 @@ export const orderFulfillmentRoutes: Route[] = [
     path: '/stores/{storeId}/orders/{orderId}',
     scopes: ['orders_write'],
     errorStyle: 'error',
+    // The reference declares 401 and 404 of this operation as application/json; a 400 is its default, problem+json.
+    errorStatuses: [401, 404],
     doc: {
       summary: 'Delete Order',
       tag: 'Orders',

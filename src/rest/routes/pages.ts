@@ -2,6 +2,9 @@
 // the web door serves. The portal link's token is checked by the portal itself.
 import type { Route } from '../../routeTable.ts';
 
+/** Longer than any id or signed token this service makes: never copied into a Location header, which a client must still be able to read. */
+const MAX_LINK_PART = 512;
+
 function found(location: string) {
   return { status: 302, headers: { location, 'cache-control': 'no-store' } };
 }
@@ -19,6 +22,7 @@ export const pageRoutes: Route[] = [
       responses: { '302': { description: 'Redirect to the merchant dashboard', headers: { Location: { description: 'The dashboard page', schema: { type: 'string' } } } } },
     },
     async handle({ params }) {
+      if (params.storeId.length > MAX_LINK_PART) return found('/admin/login');
       return found(`/admin/login?${new URLSearchParams({ store: params.storeId }).toString()}`);
     },
   },
@@ -39,10 +43,11 @@ export const pageRoutes: Route[] = [
       responses: { '302': { description: 'Redirect to the shopper portal', headers: { Location: { description: 'The portal page', schema: { type: 'string' } } } } },
     },
     async handle({ params, query }) {
+      if (params.storeId.length > MAX_LINK_PART) return found('/portal');
       const base = `/portal/${encodeURIComponent(params.storeId)}`;
       const token = query.get('token');
       const orderId = query.get('order_id');
-      if (!token || !orderId) return found(base);
+      if (!token || !orderId || token.length > MAX_LINK_PART || orderId.length > MAX_LINK_PART) return found(base);
       return found(`${base}/orders/${encodeURIComponent(orderId)}?${new URLSearchParams({ token }).toString()}`);
     },
   },

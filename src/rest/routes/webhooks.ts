@@ -177,7 +177,8 @@ type PageInfo = { hasNextPage: boolean; endCursor: string | null };
 async function create(input: RouteInput): Promise<DoorResponse> {
   const shape = checkShape(CREATE_BODY_SCHEMA, input.body);
   const issues = [...shape.issues];
-  const webhook = (shape.value as { webhook?: { callback: CallbackBody; topic: string; kind?: string; externalId?: string | null; backfill?: boolean } }).webhook;
+  // A null body has no members: the shape check has already said so.
+  const webhook = (shape.value as { webhook?: { callback: CallbackBody; topic: string; kind?: string; externalId?: string | null; backfill?: boolean } } | null)?.webhook;
   if (webhook && shape.issues.length === 0) {
     if (webhook.topic !== 'return') issues.push({ path: 'webhook.topic', message: 'must be "return"' });
     if (webhook.kind !== undefined && !['redo', 'loop'].includes(webhook.kind)) issues.push({ path: 'webhook.kind', message: 'must be "redo" or "loop"' });

@@ -1,0 +1,48 @@
+// A whole connection read through a door: its operation run page after page, each page
+// asking for what follows the previous one's endCursor. Connections page by keyset
+// (keyset.ts), so a boundary never moves when rows are written between two pages, and
+// each page is handed on before the next is read.
+import type { GraphQLContext } from './context.ts';
+import { runOperation, type Operation, type OperationOutcome } from './execute.ts';
+
+/**
+ * Nodes per page when a door reads a whole connection. Each page is a statement the database plans
+ * afresh (5-8 ms for a page of returns), so small pages are slow: the ASN report over 100,000
+ * returns took 42-55 s at 100 per page, 29-37 s at 200. Big pages hold the event loop longer
+ * (execution and mapping run between two awaits) and put more of what they allocate into the old
+ * generation (the list's RSS growth on Node's default heap: +200 MB at 100 per page, +330 MB at 250).
+ */
+export const WHOLE_CONNECTION_PAGE_SIZE = 200;
+
+export interface ConnectionPage<T> {
+  items: T[];
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+}
+
+/**
+ * Runs `operation` (which takes `$first` and `$after`) until the connection's last page, yielding
+ * the items `page` picks from each page's data. A failure is yielded as it is and ends the walk.
+ *
+ * Each page runs in a context of its own (the same caller, nothing cached): what the schema's
+ * plugins and loaders keep per context object would otherwise hold every page read so far until
+ * the walk ends (measured: the live heap grew ~65 MB per 20,000 returns listed).
+ */
+export async function* connectionPages<Data, T>(
+  operation: Operation,
+  variables: Record<string, unknown>,
+  ctx: GraphQLContext,
+  page: (data: Data) => ConnectionPage<T>,
+): AsyncGenerator<OperationOutcome<T[]>, void> {
+  let after: string | null = null;
+  do {
+    const pageContext: GraphQLContext = { ...ctx, cache: new Map() };
+    const outcome: OperationOutcome<Data> = await runOperation<Data>(operation, { ...variables, first: WHOLE_CONNECTION_PAGE_SIZE, after }, pageContext);
+    if (!outcome.ok) {
+      yield outcome;
+      return;
+    }
+    const { items, pageInfo } = page(outcome.data);
+    yield { ok: true, data: items };
+    after = pageInfo.hasNextPage ? pageInfo.endCursor : null;
+  } while (after !== null);
+}
