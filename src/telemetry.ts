@@ -6,9 +6,8 @@
 // that (Prisma's instrumentation; the read path's own span in db/database.ts). Spans carry
 // route templates, ids and parameterised SQL; never headers, bodies, variables or error texts.
 import type { IncomingHttpHeaders } from 'node:http';
-import { context, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, trace, type Tracer } from '@opentelemetry/api';
 import {
-  ATTR_ERROR_TYPE,
   ATTR_EXCEPTION_MESSAGE,
   ATTR_EXCEPTION_STACKTRACE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -21,6 +20,7 @@ import { execute as graphqlExecute, type ExecutionArgs } from 'graphql';
 import { envelop, type Plugin } from 'graphql-yoga';
 import type { TracesConfig } from './config.ts';
 import type { Logger } from './logger.ts';
+import { markSpanFailed, withinSpan } from './spans.ts';
 
 export const ATTR_REQUEST_ID = 'commerce.request.id';
 export const ATTR_STORE_ID = 'commerce.store.id';
@@ -144,22 +144,13 @@ export async function inRequestSpan(
     { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method, [ATTR_DOOR]: request.door, [ATTR_REQUEST_ID]: request.requestId } },
     parent,
   );
-  try {
+  await withinSpan(span, async () => {
     const { status, route } = await context.with(trace.setSpan(parent, span), serve);
     span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
     if (route) {
       span.setAttribute(ATTR_HTTP_ROUTE, route);
       span.updateName(`${request.method} ${route}`);
     }
-    if (status >= 500) {
-      span.setAttribute(ATTR_ERROR_TYPE, String(status));
-      span.setStatus({ code: SpanStatusCode.ERROR });
-    }
-  } catch (error) {
-    span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? error.constructor.name : 'unknown');
-    span.setStatus({ code: SpanStatusCode.ERROR });
-    throw error;
-  } finally {
-    span.end();
-  }
+    if (status >= 500) markSpanFailed(span, String(status));
+  });
 }

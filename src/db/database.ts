@@ -3,8 +3,9 @@
 // and reader, and statement naming. client.ts opens PostgreSQL, pglite.ts PGlite.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { ATTR_DB_QUERY_TEXT, ATTR_DB_SYSTEM_NAME, ATTR_ERROR_TYPE, DB_SYSTEM_NAME_VALUE_POSTGRESQL } from '@opentelemetry/semantic-conventions';
+import { SpanKind, trace } from '@opentelemetry/api';
+import { ATTR_DB_QUERY_TEXT, ATTR_DB_SYSTEM_NAME, DB_SYSTEM_NAME_VALUE_POSTGRESQL } from '@opentelemetry/semantic-conventions';
+import { withinSpan } from '../spans.ts';
 import type { PrismaPg } from '@prisma/adapter-pg';
 import type { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
@@ -134,15 +135,7 @@ async function inReadSpan<T>(text: string, run: () => Promise<T>): Promise<T> {
       [ATTR_DB_QUERY_TEXT]: text.length > MAX_TRACED_SQL ? `${text.slice(0, MAX_TRACED_SQL)}…` : text,
     },
   });
-  try {
-    return await run();
-  } catch (error) {
-    span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? error.constructor.name : 'unknown');
-    span.setStatus({ code: SpanStatusCode.ERROR });
-    throw error;
-  } finally {
-    span.end();
-  }
+  return withinSpan(span, run);
 }
 
 export function pgChannel(client: pg.Pool | pg.PoolClient, nameOf: StatementNamer = () => ''): SqlChannel {
