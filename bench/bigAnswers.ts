@@ -2,7 +2,7 @@
 // return list and its ASN report over 100,000 returns (three line items each) created within
 // one day. For each: time to the last byte, bytes, the service's resident memory before and at
 // its peak (its own /proc/<pid>/status, sampled while the answer is read), and the latency of
-// /readyz and of a small REST GET (page 1 of 20 returns) made one after the other while the
+// /readyz and of a small REST GET (page 1 of 20 returns) made every quarter second while the
 // answer is being read, beside the same requests on the idle service. The service runs as a
 // child process from source and is restarted before each answer, so each starts from the same
 // memory; each answer is measured with Node's default heap and with the heap capped at 512 MB
@@ -15,7 +15,7 @@ import { SCOPES } from '../src/auth/scopes.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { createApiClient, createStore } from '../src/domain/stores.ts';
 import { insertBulkReturns } from '../test/support/bulkReturns.ts';
-import { exited, startService, type Service } from '../test/support/service.ts';
+import { exited, residentMb, startService, type Service } from '../test/support/service.ts';
 import { waitFor } from '../test/webhooks/support.ts';
 
 const RETURNS = Number(process.env.BENCH_BIG_RETURNS ?? 100_000);
@@ -23,6 +23,8 @@ const ITEMS = 3;
 const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const IDLE_PROBES = 20;
 const SAMPLE_MS = 25;
+/** Between two pairs of requests made while an answer is read: a few, not a load that would slow the answer itself. */
+const PROBE_EVERY_MS = 250;
 const DAY = 24 * 60 * 60 * 1000;
 const HEAPS: [string, NodeJS.ProcessEnv][] = [
   ["Node's default heap", {}],
@@ -32,15 +34,6 @@ const HEAPS: [string, NodeJS.ProcessEnv][] = [
 interface Credentials {
   storeId: string;
   secret: string;
-}
-
-/** The process's resident memory, or undefined once it has exited (its /proc entry is gone). */
-function rssMb(pid: number): number | undefined {
-  try {
-    return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Milliseconds until the whole answer of a GET has arrived (its body read and dropped). */
@@ -107,10 +100,10 @@ async function measure(
       idle.readyz.push(await timed(`${service.url}/readyz`));
       idle.small.push(await timed(smallGet, auth));
     }
-    const before = rssMb(pid)!;
+    const before = residentMb(pid)!;
     let peak = before;
     const sampler = setInterval(() => {
-      peak = Math.max(peak, rssMb(pid) ?? peak);
+      peak = Math.max(peak, residentMb(pid) ?? peak);
     }, SAMPLE_MS);
     const meanwhile = { readyz: [] as number[], small: [] as number[] };
     const started = performance.now();
@@ -118,10 +111,10 @@ async function measure(
     const answer = download(`${service.url}${answerPath(window.from, window.to)}`, auth).finally(() => {
       done = true;
     });
-    // Probes one after the other for as long as the answer is being read.
+    // A /readyz and a small GET, one after the other, every PROBE_EVERY_MS for as long as the answer is being read.
     const probes = (async () => {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      while (!done) {
+      const pause = () => new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
+      for (await pause(); !done; await pause()) {
         meanwhile.readyz.push(await timed(`${service.url}/readyz`));
         if (done) break;
         meanwhile.small.push(await timed(smallGet, auth));

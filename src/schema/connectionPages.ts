@@ -6,11 +6,11 @@ import type { GraphQLContext } from './context.ts';
 import { runOperation, type Operation, type OperationOutcome } from './execute.ts';
 
 /**
- * Nodes per page when a door reads a whole connection. Each page is a statement the database plans
- * afresh (5-8 ms for a page of returns), so small pages are slow: the ASN report over 100,000
- * returns took 42-55 s at 100 per page, 29-37 s at 200. Big pages hold the event loop longer
- * (execution and mapping run between two awaits) and put more of what they allocate into the old
- * generation (the list's RSS growth on Node's default heap: +200 MB at 100 per page, +330 MB at 250).
+ * Nodes per page when a door reads a whole connection, unless it names another size. Each page is
+ * a statement the database plans afresh (5-8 ms for a page of returns), so small pages are slow:
+ * the ASN report over 100,000 returns took 36 s at 100 per page, 21 s at 200. But a page's
+ * execution and mapping hold the event loop, delaying any request made meanwhile, and in bigger
+ * pages more of what a page allocates survives into the old generation, which V8 collects late.
  */
 export const WHOLE_CONNECTION_PAGE_SIZE = 200;
 
@@ -20,8 +20,9 @@ export interface ConnectionPage<T> {
 }
 
 /**
- * Runs `operation` (which takes `$first` and `$after`) until the connection's last page, yielding
- * the items `page` picks from each page's data. A failure is yielded as it is and ends the walk.
+ * Runs `operation` (which takes `$first` and `$after`) until the connection's last page, `size`
+ * nodes at a time, yielding the items `page` picks from each page's data. A failure is yielded as
+ * it is and ends the walk.
  *
  * Each page runs in a context of its own (the same caller, nothing cached): what the schema's
  * plugins and loaders keep per context object would otherwise hold every page read so far until
@@ -32,11 +33,12 @@ export async function* connectionPages<Data, T>(
   variables: Record<string, unknown>,
   ctx: GraphQLContext,
   page: (data: Data) => ConnectionPage<T>,
+  size = WHOLE_CONNECTION_PAGE_SIZE,
 ): AsyncGenerator<OperationOutcome<T[]>, void> {
   let after: string | null = null;
   do {
     const pageContext: GraphQLContext = { ...ctx, cache: new Map() };
-    const outcome: OperationOutcome<Data> = await runOperation<Data>(operation, { ...variables, first: WHOLE_CONNECTION_PAGE_SIZE, after }, pageContext);
+    const outcome: OperationOutcome<Data> = await runOperation<Data>(operation, { ...variables, first: size, after }, pageContext);
     if (!outcome.ok) {
       yield outcome;
       return;

@@ -9,14 +9,13 @@
 // live heap before collecting it (measured: +200 MB RSS, the same at 30,000 and 100,000 returns);
 // the cap makes it collect early (+41 MB). Without streaming the list needs over 2 GB, so under
 // this cap it could not be answered at all.
-import fs from 'node:fs';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { insertBulkReturns } from '../support/bulkReturns.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { createTestStore, type TestStore } from '../support/server.ts';
-import { exited, startService, type Service } from '../support/service.ts';
+import { exited, residentMb, startService, type Service } from '../support/service.ts';
 import { WAREHOUSE } from './helpers.ts';
 
 const RETURNS = 100_000;
@@ -27,10 +26,6 @@ const from = new Date(to.getTime() - DAY);
 let db: Database;
 let store: TestStore;
 let service: Service;
-
-function rssMb(pid: number): number {
-  return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-}
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('the unpaginated list of 100,000 returns', () => {
   beforeAll(async () => {
@@ -55,10 +50,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the unpaginated list of 100,000
     // Warm: the code path has run once, so its first-use allocations are not counted as growth.
     expect((await fetch(path(new Date(to.getTime() - 60_000), to), { headers }).then(async (r) => [r.status, await r.text()]))[0]).toBe(200);
 
-    const before = rssMb(pid);
+    const before = residentMb(pid)!;
     let peak = before;
     const sampler = setInterval(() => {
-      peak = Math.max(peak, rssMb(pid));
+      peak = Math.max(peak, residentMb(pid) ?? peak);
     }, 20);
     const events: string[] = [];
     let listed = 0;

@@ -8,6 +8,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ASN_ROW_FIELDS, compatAsnRow, type AsnRowNode } from '../../src/compat/returnShape.ts';
+import { WHOLE_LIST_PAGE_SIZE } from '../../src/compat/routes/returns.ts';
 import { WHOLE_CONNECTION_PAGE_SIZE } from '../../src/schema/connectionPages.ts';
 import { insertBulkReturns } from '../support/bulkReturns.ts';
 import { createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
@@ -20,8 +21,8 @@ const HOUR = 60 * 60 * 1000;
 // Seven distinct creation times for 900 returns: every page boundary falls inside a run of ties.
 const MIXED = { from: new Date('2026-05-04T10:00:00Z'), count: 900 };
 const MIXED_WINDOW = `from=${MIXED.from.toISOString()}&to=${new Date(MIXED.from.getTime() + HOUR).toISOString()}`;
-// Enough open returns for a dozen pages.
-const MANY = { from: new Date('2026-05-06T10:00:00Z'), count: 12 * WHOLE_CONNECTION_PAGE_SIZE };
+// Enough open returns for a dozen pages of the list.
+const MANY = { from: new Date('2026-05-06T10:00:00Z'), count: 12 * WHOLE_LIST_PAGE_SIZE };
 const MANY_PATH = `/return/list?from=${MANY.from.toISOString()}&to=${new Date(MANY.from.getTime() + HOUR).toISOString()}`;
 
 beforeAll(async () => {
@@ -64,8 +65,9 @@ describe('the unpaginated list', () => {
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(res.headers.get('content-length')).toBeNull();
     const streamed = JSON.parse(res.text) as Listed[];
-    // open, in_transit, complete and rejected of the six statuses: 600 returns, three stream pages.
+    // open, in_transit, complete and rejected of the six statuses: 600 returns, six pages as the list is read.
     expect(streamed).toHaveLength(600);
+    expect(streamed.length).toBeGreaterThan(2 * WHOLE_LIST_PAGE_SIZE);
     expect(streamed).toEqual(await pagedList(MIXED_WINDOW));
     expect(new Set(streamed.map((r) => r.id)).size).toBe(streamed.length);
   });
@@ -88,9 +90,10 @@ describe('the ASN report', () => {
       to: new Date(MIXED.from.getTime() + HOUR).toISOString(),
     });
     const rows = (whole.data!.returnAsnRows as AsnRowNode[]).map(compatAsnRow);
-    // Every status but deleted (750 returns), two items each less the removed ones.
-    expect(rows.length).toBeGreaterThan(2 * WHOLE_CONNECTION_PAGE_SIZE);
-    expect(new Set(rows.map((r) => r.id)).size).toBe(750);
+    // Every status but deleted: 750 returns (four pages as the report is read), two items each less the removed ones.
+    const returns = new Set(rows.map((r) => r.id)).size;
+    expect(returns).toBe(750);
+    expect(returns).toBeGreaterThan(2 * WHOLE_CONNECTION_PAGE_SIZE);
     expect(streamed).toEqual(rows);
     const keys = streamed.map((r) => [r.created_at, r.id] as const);
     const sorted = [...keys].sort(([a, m], [b, n]) => a.localeCompare(b) || m - n);
@@ -169,7 +172,7 @@ describe('failures and departures', () => {
       const afterLeaving = pageReads.mock.calls.length;
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(pageReads.mock.calls.length).toBe(afterLeaving);
-      expect(afterLeaving).toBeLessThan(MANY.count / WHOLE_CONNECTION_PAGE_SIZE);
+      expect(afterLeaving).toBeLessThan(MANY.count / WHOLE_LIST_PAGE_SIZE);
     } finally {
       pageReads.mockRestore();
     }

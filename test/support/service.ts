@@ -1,6 +1,7 @@
 // The real service (`src/main.ts`, or its build) in a child process, for tests and scripts that kill
 // it with SIGKILL and start it again on the same database.
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -51,4 +52,14 @@ export function startService(databaseUrl: string, env: NodeJS.ProcessEnv = {}, c
 export function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** Resident memory of a process in MB (VmRSS); undefined once it has exited, as its status then has none. */
+export function residentMb(pid: number): number | undefined {
+  try {
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
 }

