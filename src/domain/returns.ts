@@ -105,6 +105,17 @@ function roundTo(value: DecimalValue, currency: string): DecimalValue {
 }
 
 /**
+ * The price of one unit as ordered, and its currency, without the arithmetic of
+ * returnItemAmounts: a page of returns shows every item's unit price, and nothing else of it.
+ */
+export function returnItemUnitPrice(item: ItemAmountSource): { unitPrice: DecimalValue | string; currency: string } {
+  const line = item.orderLineItem;
+  if (line) return { unitPrice: line.price ?? '0', currency: line.order.currency };
+  if (!item.return) throw new Error('an item without an order line needs its return selected');
+  return { unitPrice: item.unitPrice ?? '0', currency: item.return.currency };
+}
+
+/**
  * An ordered item is worth its line's price less its share of the line's discount plus its
  * share of the order's tax; an imported item (no order) its unit price, nothing deducted or added.
  */

@@ -33,6 +33,7 @@ import {
   removeReturnItems,
   resetReturn,
   returnItemAmounts,
+  returnItemUnitPrice,
   returnTotal,
   type AsnRow,
   type ImportedReturnResult,
@@ -122,8 +123,8 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
       nullable: false,
       select: ITEM_AMOUNT_SELECT,
       resolve: (item) => {
-        const amounts = returnItemAmounts(item);
-        return money(amounts.unitPrice, amounts.currency)!;
+        const { unitPrice, currency } = returnItemUnitPrice(item);
+        return money(unitPrice, currency)!;
       },
     }),
     discount: t.field({
