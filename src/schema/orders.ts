@@ -47,15 +47,21 @@ export const OrderCustomer = builder.objectRef<OrderCustomerShape>('OrderCustome
   }),
 });
 
+/** The columns of a line that load with every line: those nearly every selection of one reads. */
+const LINE_COLUMNS = { id: true, externalId: true, position: true, title: true, quantity: true, sku: true, price: true, discount: true, externalProductId: true } as const;
+
 export const OrderLineItem = builder.prismaObject('OrderLineItem', {
+  // Select mode (builder.ts): a line is read under every order and every returned item, and
+  // most of its columns (stock bookkeeping, image, variant) are rarely asked for.
+  select: LINE_COLUMNS,
   authScopes: (_item, ctx) => hasAnyScope(ctx, ORDER_AUDIENCE),
   fields: (t) => ({
-    id: t.exposeID('id', { nullable: false }),
-    externalId: t.exposeString('externalId', { nullable: false, description: "The merchant's line item id" }),
-    position: t.exposeInt('position', { nullable: false, description: 'Index of the line in the order as submitted' }),
-    title: t.exposeString('title', { nullable: false }),
-    quantity: t.exposeInt('quantity', { nullable: false }),
-    sku: t.exposeString('sku', { nullable: true }),
+    id: t.id({ nullable: false, resolve: (line) => line.id }),
+    externalId: t.string({ nullable: false, description: "The merchant's line item id", resolve: (line) => line.externalId }),
+    position: t.int({ nullable: false, description: 'Index of the line in the order as submitted', resolve: (line) => line.position }),
+    title: t.string({ nullable: false, resolve: (line) => line.title }),
+    quantity: t.int({ nullable: false, resolve: (line) => line.quantity }),
+    sku: t.string({ nullable: true, resolve: (line) => line.sku }),
     price: t.field({
       type: Money,
       nullable: true,
@@ -73,7 +79,7 @@ export const OrderLineItem = builder.prismaObject('OrderLineItem', {
       description: "Our product the line matched by the merchant's productId or sku, if any",
       authScopes: { scope: 'products_read' },
     }),
-    externalProductId: t.exposeString('externalProductId', { nullable: false, description: "The merchant's productId" }),
+    externalProductId: t.string({ nullable: false, description: "The merchant's productId", resolve: (line) => line.externalProductId }),
     externalVariantId: t.exposeString('externalVariantId', { nullable: true }),
     imageUrl: t.exposeString('imageUrl', { nullable: true }),
     oversoldQuantity: t.exposeInt('oversoldQuantity', {

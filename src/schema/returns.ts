@@ -33,6 +33,8 @@ import {
   removeReturnItems,
   resetReturn,
   returnItemAmounts,
+  type ItemAmountSource,
+  type ReturnItemAmounts,
   returnItemUnitPrice,
   returnTotal,
   type AsnRow,
@@ -103,14 +105,32 @@ export const MailingAddress = builder.objectRef<MailingAddressShape>('MailingAdd
   }),
 });
 
+/**
+ * An item's amounts, computed once per item row a request reads: its discount, tax, amount
+ * and refund fields each need all of them, and a selection of every field (a /v3/rest route)
+ * asks for all four. Resolvers never change the rows they are given.
+ */
+const itemAmounts = new WeakMap<object, ReturnItemAmounts>();
+function amountsOf(item: ItemAmountSource): ReturnItemAmounts {
+  let amounts = itemAmounts.get(item);
+  if (!amounts) {
+    amounts = returnItemAmounts(item);
+    itemAmounts.set(item, amounts);
+  }
+  return amounts;
+}
+
 export const ReturnItem = builder.prismaObject('ReturnItem', {
+  // Select mode (builder.ts): every list of returns reads its items; what an import gave an
+  // item, its position and its bookkeeping load only when asked for.
+  select: { id: true, quantity: true, reason: true, reasonCode: true, customerComment: true, outcome: true },
   fields: (t) => ({
-    id: t.exposeID('id', { nullable: false }),
-    quantity: t.exposeInt('quantity', { nullable: false }),
-    reason: t.exposeString('reason', { nullable: true }),
-    reasonCode: t.exposeString('reasonCode', { nullable: true, description: "The merchant's code for the reason" }),
-    customerComment: t.exposeString('customerComment', { nullable: true, description: "The shopper's own words about the item" }),
-    outcome: t.expose('outcome', { nullable: false, type: ReturnOutcome }),
+    id: t.id({ nullable: false, resolve: (item) => item.id }),
+    quantity: t.int({ nullable: false, resolve: (item) => item.quantity }),
+    reason: t.string({ nullable: true, resolve: (item) => item.reason }),
+    reasonCode: t.string({ nullable: true, description: "The merchant's code for the reason", resolve: (item) => item.reasonCode }),
+    customerComment: t.string({ nullable: true, description: "The shopper's own words about the item", resolve: (item) => item.customerComment }),
+    outcome: t.field({ nullable: false, type: ReturnOutcome, resolve: (item) => item.outcome }),
     removedAt: t.expose('removedAt', { type: 'DateTime', nullable: true, description: 'Set while the item is removed from the return' }),
     orderLineItem: t.relation('orderLineItem', { nullable: true, description: 'The order line returned; null on an imported return' }),
     product: t.relation('product', { nullable: true, description: 'The product an imported item names; null on an ordered item (see orderLineItem)' }),
@@ -133,7 +153,7 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
       description: "The line's discount pro-rated to the returned units",
       select: ITEM_AMOUNT_SELECT,
       resolve: (item) => {
-        const amounts = returnItemAmounts(item);
+        const amounts = amountsOf(item);
         return money(amounts.discount, amounts.currency)!;
       },
     }),
@@ -143,7 +163,7 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
       description: "The order's tax pro-rated to the returned value",
       select: ITEM_AMOUNT_SELECT,
       resolve: (item) => {
-        const amounts = returnItemAmounts(item);
+        const amounts = amountsOf(item);
         return money(amounts.tax, amounts.currency)!;
       },
     }),
@@ -153,7 +173,7 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
       description: 'What returning these units is worth: price less discount plus tax',
       select: ITEM_AMOUNT_SELECT,
       resolve: (item) => {
-        const amounts = returnItemAmounts(item);
+        const amounts = amountsOf(item);
         return money(amounts.amount, amounts.currency)!;
       },
     }),
@@ -164,7 +184,7 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
         'Refunded or credited for these units: the amount recorded when the return was processed, the expected amount before; ' +
         'zero for EXCHANGE and KEEP',
       select: { outcome: true, refundAmount: true, ...ITEM_AMOUNT_SELECT },
-      resolve: (item) => money(itemRefund(item), returnItemAmounts(item).currency)!,
+      resolve: (item) => money(itemRefund(item), amountsOf(item).currency)!,
     }),
     barcode: t.string({
       nullable: true,
