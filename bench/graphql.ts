@@ -12,6 +12,7 @@ import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { useGraphQlJit } from '@envelop/graphql-jit';
+import { graphqlJsExecution } from '../src/schema/http.ts';
 import { createYoga } from 'graphql-yoga';
 import { authenticate } from '../src/auth/authenticate.ts';
 import { SCOPES } from '../src/auth/scopes.ts';
@@ -210,14 +211,14 @@ async function benchmark(db: CountingDatabase, label: string): Promise<void> {
     process.stdout.write(`${String(n).padStart(6)}  ${String(m.statements).padStart(14)}  ${m.medianMs.toFixed(1).padStart(9)}\n`);
   }
 
-  // The executor alone: the same schema and context, yoga with and without graphql-jit.
+  // The executor alone: the same schema and context, yoga with the door's executor (graphql-js) and with graphql-jit.
   const auth = await authenticate(db.prisma, secret);
   if ('status' in auth) throw new Error(auth.message);
   const yogaOf = (jit: boolean) =>
     createYoga<{ gqlContext: GraphQLContext }>({
       schema,
       logging: false,
-      plugins: jit ? [useGraphQlJit()] : [],
+      plugins: jit ? [useGraphQlJit()] : [graphqlJsExecution],
       context: ({ gqlContext }) => gqlContext,
     });
   process.stdout.write('executor only (yoga in process), N = 100:\n');

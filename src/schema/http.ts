@@ -3,8 +3,8 @@
 // GraphiQL's page comes whole from @graphql-yoga/render-graphiql (its scripts and
 // styles inlined), so it works without internet access. That module holds ~30 MB of
 // heap once loaded, so it is loaded at the first request for the page, not at start.
-import { createYoga } from 'graphql-yoga';
-import { printSchema } from 'graphql';
+import { createYoga, type Plugin } from 'graphql-yoga';
+import { execute, printSchema } from 'graphql';
 import { schema } from './index.ts';
 import { createContext, type GraphQLContext } from './context.ts';
 import { classifyError, toGraphQLError } from './errors.ts';
@@ -33,6 +33,17 @@ function graphqlError(status: number, code: string, message: string): DoorRespon
   return json(status, { errors: [{ message, extensions: { code } }] });
 }
 
+/**
+ * v3 operations run on graphql-js's execute, the executor every other door runs
+ * (runOperation), instead of yoga's default (@graphql-tools/executor): one executor, one
+ * behaviour, and the read path's patches to it (patches/graphql+16.15.0.patch) apply here
+ * too. The v3 inbound-shipment graph executed about a third faster on it. First in the
+ * plugin list, so the tracing plugin wraps it.
+ */
+export const graphqlJsExecution: Plugin = {
+  onExecute: ({ setExecuteFn }) => setExecuteFn(execute),
+};
+
 export function createGraphQLDoor({ db, logger, config, authenticator, tracing }: AppDeps): Door {
   const sdl = printSchema(schema);
   const yoga = createYoga<{ gqlContext: GraphQLContext }>({
@@ -52,7 +63,7 @@ export function createGraphQLDoor({ db, logger, config, authenticator, tracing }
       defaultQuery: GRAPHIQL_QUERY,
     },
     context: ({ gqlContext }) => gqlContext,
-    plugins: tracing ? [...graphqlLimitPlugins(config.graphqlLimits), tracing.graphqlPlugin] : graphqlLimitPlugins(config.graphqlLimits),
+    plugins: [graphqlJsExecution, ...graphqlLimitPlugins(config.graphqlLimits), ...(tracing ? [tracing.graphqlPlugin] : [])],
     maskedErrors: {
       maskError: (error) => {
         const classified = classifyError(error);
