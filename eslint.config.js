@@ -1,3 +1,4 @@
+import graphqlPlugin from '@graphql-eslint/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -8,6 +9,38 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
       'no-console': 'error',
+    },
+  },
+  {
+    // The served v3 schema as checked in (npm run schema:print); README, "GraphQL", states the policy.
+    files: ['schema.graphql'],
+    languageOptions: { parser: graphqlPlugin.parser, parserOptions: { graphQLConfig: { schema: 'schema.graphql' } } },
+    plugins: { '@graphql-eslint': graphqlPlugin },
+    rules: {
+      ...graphqlPlugin.configs['flat/schema-recommended'].rules,
+      '@graphql-eslint/naming-convention': [
+        'error',
+        {
+          ...graphqlPlugin.configs['flat/schema-recommended'].rules['@graphql-eslint/naming-convention'][1],
+          // ApiScope's values are the scope names clients are issued and send (orders_read), as written everywhere else.
+          EnumValueDefinition: { style: 'UPPER_CASE', ignorePattern: '^[a-z]+(_[a-z]+)*_(read|write)$' },
+        },
+      ],
+      // Value objects (Money, addresses, results) have no identity of their own to give an id.
+      '@graphql-eslint/strict-id-in-types': 'off',
+      // Product.productFamily and Fulfillment.fulfillmentId say what they are; renaming them would break clients.
+      '@graphql-eslint/no-typename-prefix': 'off',
+      '@graphql-eslint/require-description': [
+        'error',
+        {
+          types: true,
+          rootField: true,
+          FieldDefinition: true,
+          InputValueDefinition: true,
+          EnumValueDefinition: true,
+          DirectiveDefinition: true,
+        },
+      ],
     },
   },
   {

@@ -80,7 +80,7 @@ const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postg
 
 // The operations of the REST routes (src/rest/routes/customers.ts, returns.ts), sent as-is to /v3/graphql.
 const UPSERT_QUERY = `mutation RestUpsertCustomer($input: CustomerUpsertInput!) {
-  upsertCustomer(input: $input) { created customer { id email } }
+  customerUpsert(input: $input) { created customer { id email } }
 }`;
 const RETURNS_QUERY = `query RestReturns($first: Int!, $after: String) {
   returns(first: $first, after: $after) { pageInfo { hasNextPage endCursor } nodes { ...RestReturn order { ...RestOrder } } }
@@ -325,9 +325,9 @@ async function startBenchServer(db: Database, fixture: Fixture) {
     { method: 'GET', path: '/store', scopes: [], handle: ({ ctx }) => runSofaOperation('store_query', 'store', {}, ctx) },
     {
       method: 'POST',
-      path: '/upsert-customer',
+      path: '/customer-upsert',
       scopes: [],
-      handle: ({ body, ctx }) => runSofaOperation('upsertCustomer_mutation', 'upsertCustomer', { input: (body as { input: unknown }).input }, ctx),
+      handle: ({ body, ctx }) => runSofaOperation('customerUpsert_mutation', 'customerUpsert', { input: (body as { input: unknown }).input }, ctx),
     },
     {
       method: 'GET',
@@ -380,10 +380,10 @@ async function startBenchServer(db: Database, fixture: Fixture) {
 
   // One call each through SOFA yields the operations it generated; the route table then runs exactly those.
   const headers = { authorization: `Bearer ${fixture.secret}`, 'content-type': 'application/json' };
-  await fetch(`${base}/sofa/upsert-customer`, { method: 'POST', headers, body: JSON.stringify({ input: customerBody('probe', 0) }) }).then((r) => r.text());
+  await fetch(`${base}/sofa/customer-upsert`, { method: 'POST', headers, body: JSON.stringify({ input: customerBody('probe', 0) }) }).then((r) => r.text());
   await fetch(`${base}/sofa/returns?first=${PAGE}`, { headers }).then((r) => r.text());
   await fetch(`${base}/sofa/store`, { headers }).then((r) => r.text());
-  for (const name of ['upsertCustomer_mutation', 'returns_query', 'store_query']) {
+  for (const name of ['customerUpsert_mutation', 'returns_query', 'store_query']) {
     const document = captured.get(name);
     if (!document) throw new Error(`SOFA did not run ${name} (captured: ${[...captured.keys()].join(', ')})`);
     sofaOperations.set(name, defineOperation(print(document)));
@@ -519,9 +519,9 @@ async function benchDatabase(label: string, db: Database, peer: Peer | undefined
     const upsert: Variant[] = [
       { name: 'rest', request: send('PUT', `${appBase}/v2.2${store}/customers`, emails('rest')) },
       { name: 'v3', request: send('POST', `${appBase}/v3/graphql`, emails('v3').map((input) => ({ query: UPSERT_QUERY, variables: { input } }))) },
-      { name: 'v3rest', request: send('POST', `${appBase}/v3/rest/upsert-customer`, emails('v3rest').map((input) => ({ input }))) },
-      { name: 'sofa', request: send('POST', `${bench.base}/sofa/upsert-customer`, emails('sofa').map((input) => ({ input }))) },
-      { name: 'table', request: send('POST', `${bench.base}/table/upsert-customer`, emails('table').map((input) => ({ input }))) },
+      { name: 'v3rest', request: send('POST', `${appBase}/v3/rest/customer-upsert`, emails('v3rest').map((input) => ({ input }))) },
+      { name: 'sofa', request: send('POST', `${bench.base}/sofa/customer-upsert`, emails('sofa').map((input) => ({ input }))) },
+      { name: 'table', request: send('POST', `${bench.base}/table/customer-upsert`, emails('table').map((input) => ({ input }))) },
       { name: 'raw', request: send('PUT', `${bench.base}/raw${store}/customers`, emails('raw')) },
       { name: 'sql', request: send('PUT', `${bench.base}/sql/customers`, emails('sql')) },
     ];

@@ -8,7 +8,9 @@
 // - cut cycles: where an object type recurs along a route's selection SOFA leaves the field
 //   out (its depth limit), so no object-valued property is required;
 // - path parameters: SOFA puts an optional `id` argument in the path (find-return/{id}) and
-//   documents it optional, which OpenAPI forbids for a path segment.
+//   documents it optional, which OpenAPI forbids for a path segment;
+// - deprecation: a deprecated field's route (the old name of a renamed mutation, such as
+//   upsert-customer) still answers, but SOFA does not say it is deprecated nor what replaces it.
 import { getNamedType, GraphQLObjectType, isObjectType, type GraphQLSchema } from 'graphql';
 
 /** SOFA's route name of a field: `customerUpsert` -> `customer-upsert` (SOFA uses param-case). */
@@ -94,9 +96,16 @@ interface ParameterObject {
   [key: string]: unknown;
 }
 
+interface OperationObject {
+  parameters?: ParameterObject[];
+  description?: string;
+  deprecated?: boolean;
+  [key: string]: unknown;
+}
+
 export interface SofaOpenApiDocument {
   openapi: string;
-  paths?: Record<string, Record<string, { parameters?: ParameterObject[] }>>;
+  paths?: Record<string, Record<string, OperationObject>>;
   components?: { schemas?: Record<string, SchemaObject> };
   [key: string]: unknown;
 }
@@ -158,5 +167,32 @@ export function describeSofaAnswers(document: SofaOpenApiDocument, of: GraphQLSc
       for (const parameter of operation.parameters ?? []) if (parameter.in === 'path') parameter.required = true;
     }
   }
+  markDeprecated(document, of, basePath);
   return { ...document, openapi: '3.1.0' };
+}
+
+/**
+ * Marks the routes of deprecated root fields `deprecated`, their description naming the
+ * replacement: a reason `Use orderCreate` becomes `Deprecated: use POST <basePath>/order-create`.
+ */
+function markDeprecated(document: SofaOpenApiDocument, of: GraphQLSchema, basePath: string): void {
+  for (const [root, method] of [
+    [of.getQueryType(), 'get'],
+    [of.getMutationType(), 'post'],
+  ] as const) {
+    for (const field of Object.values(root?.getFields() ?? {})) {
+      if (!field.deprecationReason) continue;
+      const replacement = /^Use (\w+)$/.exec(field.deprecationReason)?.[1];
+      const notice = replacement
+        ? `Deprecated: use ${method.toUpperCase()} ${basePath}/${routeName(replacement)} (\`${replacement}\`), which takes and answers the same.`
+        : `Deprecated: ${field.deprecationReason}.`;
+      const route = `/${routeName(field.name)}`;
+      for (const [path, operations] of Object.entries(document.paths ?? {})) {
+        const operation = operations[method];
+        if ((path !== route && !path.startsWith(`${route}/`)) || !operation) continue;
+        operation.deprecated = true;
+        operation.description = operation.description ? `${notice} ${operation.description}` : notice;
+      }
+    }
+  }
 }

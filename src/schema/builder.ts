@@ -14,6 +14,7 @@ import { kindOfId } from '../domain/ids.ts';
 import type { GraphQLContext } from './context.ts';
 import { typenameForIdKind } from './nodeTypes.ts';
 import { DEFAULT_PAGE_SIZE } from './connectionArgs.ts';
+import { MAX_PAGE_SIZE } from './context.ts';
 
 /**
  * The models as resolvers see them: rows and relations as `ctx.reads` answers them (timestamps
@@ -29,6 +30,11 @@ type PlainPrismaTypes = {
     };
   };
 };
+
+const ID_DESCRIPTION =
+  "Opaque id, unique across the service (it starts with a type prefix such as `prd_` or `cus_`; a Return's is 24 hex digits). " +
+  '`node(id:)` fetches the object again.';
+
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -59,9 +65,64 @@ export const builder = new SchemaBuilder<{
   },
   relay: {
     cursorType: 'String',
-    edgesFieldOptions: { nullable: false },
-    nodeFieldOptions: { nullable: false },
-    nodesOnConnection: true,
+    // Descriptions of what plugin-relay generates: every connection, edge, PageInfo, Node, node(s).
+    nodeTypeOptions: { description: 'An object that can be fetched by its id alone, with `node(id:)` or `nodes(ids:)`.' },
+    idFieldOptions: { description: ID_DESCRIPTION },
+    nodeQueryOptions: {
+      description:
+        "The object with this id, of any Node type; null when it does not exist or the caller's store may not see it. " +
+        "Needs the scope that reads the object's type (e.g. `products_read` for a Product), else FORBIDDEN.",
+      args: { id: { description: "An object's `id`; a string that is no id of this service gives BAD_USER_INPUT." } },
+    },
+    nodesQueryOptions: {
+      description:
+        "The objects with these ids, in the order asked; null for each that does not exist or the caller's store may not see. " +
+        'Needs the scope that reads each type asked for, else FORBIDDEN.',
+      args: { ids: { description: 'Ids of objects of any Node types; a string that is no id of this service gives BAD_USER_INPUT.' } },
+    },
+    pageInfoTypeOptions: { description: 'Where a page sits in its list: whether items come before or after it, and the cursors to continue from.' },
+    hasNextPageFieldOptions: {
+      description: 'True when items follow this page (read them with `after: endCursor`). When paging backward (`last`/`before`), true exactly when `before` was given.',
+    },
+    hasPreviousPageFieldOptions: {
+      description: 'True when items precede this page (read them with `before: startCursor`). When paging forward (`first`/`after`), true exactly when `after` was given.',
+    },
+    startCursorFieldOptions: { description: "Cursor of the page's first item, to pass as `before` for the page before; null when the page is empty." },
+    endCursorFieldOptions: { description: "Cursor of the page's last item, to pass as `after` for the page after; null when the page is empty." },
+    firstArgOptions: {
+      description:
+        `Forward paging: how many items to return from the start of the list, or after \`after\`; 0 to ${MAX_PAGE_SIZE.v3}, ` +
+        `default ${DEFAULT_PAGE_SIZE} when neither \`first\` nor \`last\` is given. Not with \`last\` or \`before\` (BAD_USER_INPUT).`,
+    },
+    afterArgOptions: {
+      description:
+        "Forward paging: return the items after this cursor (an edge's `cursor` or `pageInfo.endCursor` of the same field with the same arguments), " +
+        'passed back unchanged. Not with `last` or `before`; a cursor the service cannot read gives BAD_USER_INPUT.',
+    },
+    lastArgOptions: {
+      description:
+        `Backward paging: how many items to return from the end of the list, or before \`before\`; 0 to ${MAX_PAGE_SIZE.v3}, ` +
+        `default ${DEFAULT_PAGE_SIZE}. Not with \`first\` or \`after\` (BAD_USER_INPUT).`,
+    },
+    beforeArgOptions: {
+      description:
+        "Backward paging: return the items before this cursor (an edge's `cursor` or `pageInfo.startCursor` of the same field with the same arguments), " +
+        'passed back unchanged. Not with `first` or `after`; a cursor the service cannot read gives BAD_USER_INPUT.',
+    },
+    defaultConnectionTypeOptions: {
+      description:
+        'A page of a list: read forward with `first`/`after` or backward with `last`/`before`; `pageInfo` tells whether more pages exist.',
+    },
+    defaultEdgeTypeOptions: { description: 'One item of a page, with the cursor of its position in the list.' },
+    pageInfoFieldOptions: { description: 'Whether more items precede or follow this page, and the cursors of its first and last items.' },
+    edgesFieldOptions: { nullable: false, description: 'The items of this page in list order, each with its cursor (empty when there are none).' },
+    nodesOnConnection: { description: 'The items of this page in list order, without their cursors (the same items as `edges`).' },
+    nodeFieldOptions: { nullable: false, description: 'The item at this position of the list.' },
+    cursorFieldOptions: {
+      description:
+        "Opaque cursor of this item's position: pass it back unchanged as `after` for the items after it, or as `before` for the items before it, " +
+        'on the same field with the same arguments.',
+    },
     // Our ids are already prefixed and unique across the service: use them as global ids.
     encodeGlobalID: (_typename, id) => String(id),
     decodeGlobalID: (globalID) => {
@@ -94,5 +155,13 @@ export const builder = new SchemaBuilder<{
 // row, and their fields read the row directly. Types read as whole rows (returns, orders)
 // stay in include mode, where select mode measured no gain.
 
-builder.queryType({});
-builder.mutationType({});
+builder.queryType({
+  description:
+    'Reads of the v3 interface. Every request needs `Authorization: Bearer <API secret>` (UNAUTHENTICATED without a valid one); ' +
+    'a field that needs a scope the API client lacks fails with FORBIDDEN.',
+});
+builder.mutationType({
+  description:
+    "Writes of the v3 interface; one that needs a scope the caller lacks fails with FORBIDDEN. Refused input comes back in the payload's " +
+    '`userErrors` where the payload has them, else as a GraphQL error whose `extensions.code` says why (e.g. BAD_USER_INPUT, NOT_FOUND, CONFLICT).',
+});

@@ -15,8 +15,8 @@ export interface EventListArgs extends ConnectionArgs {
 
 /** The list's filter arguments. */
 export const eventListArgs = (arg: ArgBuilder<BuilderTypes>) => ({
-  customerId: arg.id({ required: false, description: 'Only the events of this customer' }),
-  eventName: arg.string({ required: false }),
+  customerId: arg.id({ required: false, description: 'Only the events of this customer (its `cus_` id)' }),
+  eventName: arg.string({ required: false, description: 'Only the events with exactly this name' }),
 });
 
 export function newestEventsFirst<T extends { id: string }>(options: {

@@ -17,14 +17,16 @@ interface InventoryItemShape {
 }
 
 const InventoryItemLocation = builder.objectRef<InventoryItemShape['locations'][number]>('InventoryItemLocation').implement({
+  description: 'Units of an inventory item on hand at one location',
   fields: (t) => ({
-    locationId: t.exposeID('locationId', { nullable: false }),
-    locationName: t.exposeString('locationName', { nullable: false }),
-    quantity: t.exposeInt('quantity', { nullable: false }),
+    locationId: t.exposeID('locationId', { nullable: false, description: 'Location id (loc_)' }),
+    locationName: t.exposeString('locationName', { nullable: false, description: 'Name of the location' }),
+    quantity: t.exposeInt('quantity', { nullable: false, description: 'Units on hand there (at least 1), committed and reserved ones included' }),
   }),
 });
 
 export const InventoryItemKind = builder.enumType('InventoryItemKind', {
+  description: 'What an inventory item is; every item is a PRODUCT today',
   values: { PRODUCT: { description: "One of the store's products" } } as const,
 });
 
@@ -32,13 +34,21 @@ const InventoryItem = builder.objectRef<InventoryItemShape>('InventoryItem').imp
   description: "A product of the store with units on hand",
   fields: (t) => ({
     id: t.exposeID('id', { nullable: false, description: 'The product id (prd_)' }),
-    sku: t.exposeString('sku', { nullable: true }),
+    sku: t.exposeString('sku', { nullable: true, description: "The product's stock keeping unit; null when none" }),
     name: t.exposeString('name', { nullable: false, description: 'The product title' }),
-    kind: t.field({ type: InventoryItemKind, nullable: false, resolve: () => 'PRODUCT' as const }),
-    quantity: t.exposeInt('quantity', { nullable: false, description: 'On hand: at the location filtered on, else over every location' }),
-    locations: t.field({ type: [InventoryItemLocation], nullable: false, resolve: (i) => i.locations }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', nullable: false }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime', nullable: false }),
+    kind: t.field({ type: InventoryItemKind, nullable: false, description: 'Always PRODUCT', resolve: () => 'PRODUCT' as const }),
+    quantity: t.exposeInt('quantity', {
+      nullable: false,
+      description: 'Units on hand (committed and reserved included): at the location filtered on, else summed over every location',
+    }),
+    locations: t.field({
+      type: [InventoryItemLocation],
+      nullable: false,
+      description: 'The locations with units on hand, by location id; only the one filtered on when `locationId` is given',
+      resolve: (i) => i.locations,
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', nullable: false, description: 'When the product was created (ISO 8601, UTC)' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', nullable: false, description: 'When the product was last changed (ISO 8601, UTC); stock changes do not count' }),
   }),
 });
 
@@ -69,11 +79,11 @@ builder.queryFields((t) => ({
     {
       type: InventoryItem,
       nullable: false,
-      description: 'Products of the store with units on hand, most recently updated first (ties by id)',
+      description: 'Products of the store with units on hand, most recently updated product first (ties by id). Requires inventory_read',
       authScopes: { scope: 'inventory_read' },
       args: {
-        locationId: t.arg.id({ description: 'Only items on hand at this location; quantity is then the quantity there' }),
-        kind: t.arg({ type: InventoryItemKind }),
+        locationId: t.arg.id({ description: 'Only items on hand at this location (loc_); quantity is then the quantity there' }),
+        kind: t.arg({ type: InventoryItemKind, description: 'Only items of this kind; as every item is a PRODUCT, it filters nothing' }),
       },
       resolve: (_root, args, ctx) =>
         keysetConnection({
@@ -89,9 +99,9 @@ builder.queryFields((t) => ({
   inventoryItem: t.field({
     type: InventoryItem,
     nullable: true,
-    description: 'One of the store products with units on hand; null when absent or out of stock',
+    description: "One of the store's products with units on hand, by product id; null when absent or out of stock. Requires inventory_read",
     authScopes: { scope: 'inventory_read' },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'Product id (prd_)' }) },
     resolve: async (_root, args, ctx) => (await loadItems(ctx.prisma, { id: String(args.id), storeId: storeIdOf(ctx) }, undefined))[0] ?? null,
   }),
 }));

@@ -23,8 +23,15 @@ import { builder } from './builder.ts';
 import { checkConnectionArgs } from './connectionArgs.ts';
 import type { GraphQLContext } from './context.ts';
 import { withCursorColumns, type KeysetSort, type PageQuery, type SortValueKind } from './keyset.ts';
+import { idDescriptionOf } from './nodeTypes.ts';
 
 export type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/**
+ * The `t` of `builder.mutationField(s)`. A mutation renamed to its noun-first name is built by
+ * one function taking it, called for the new name and for the deprecated old one (`Use <new>`).
+ */
+export type MutationFieldBuilder = PothosSchemaTypes.MutationFieldBuilder<BuilderTypes, BuilderTypes['Root']>;
 
 function hasScope(ctx: GraphQLContext, scope: Scope): boolean {
   return ctx.auth?.scopes.has(scope) ?? false;
@@ -127,10 +134,12 @@ export function registerNode<Shape extends { id: string }>(
     scope: Scope;
     /** Loads the row if the caller's store may see it; prisma types select with `fieldQuery`. */
     load: (id: string, ctx: GraphQLContext, info: GraphQLResolveInfo) => Promise<Shape | null>;
+    /** Description of the type's `id` field (its prefix, what `node(id:)` needs). */
+    idDescription?: string;
   },
 ): void {
   builder.nodeRef<Shape, string, typeof ref>(ref, {
-    id: { resolve: (row) => row.id },
+    id: { resolve: (row) => row.id, description: options.idDescription ?? idDescriptionOf(ref.name, options.scope) },
     loadWithoutCache: (id, ctx, info) => {
       requireScope(ctx, options.scope, ref.name);
       return options.load(String(id), ctx, info);

@@ -1,11 +1,12 @@
 // Orders: the Order and OrderLineItem types (also reached from returns), the order
-// lookups, and the createOrder mutation. Rules live in domain/orders.ts.
+// lookups, and the orderCreate mutation. Rules live in domain/orders.ts.
 import type { Scope } from '../auth/scopes.ts';
 import { createOrder, type OrderAddressInput as AddressInput } from '../domain/orders.ts';
 import { builder } from './builder.ts';
 import { hasAnyScope, storeIdOf } from './context.ts';
 import { money, Money } from './scalars.ts';
 import { Location } from './inventory.ts';
+import type { MutationFieldBuilder } from './node.ts';
 import { toPlain } from '../db/reads/plain.ts';
 
 // Order readers: order clients, and return clients (a return shows the order it belongs to).
@@ -17,12 +18,12 @@ type AddressShape = AddressInput;
 export const OrderAddress = builder.objectRef<AddressShape>('OrderAddress').implement({
   description: 'Shipping or billing address of an order (spec 2.4.4)',
   fields: (t) => ({
-    address1: t.string({ nullable: true, resolve: (a) => a.address1 ?? null }),
-    address2: t.string({ nullable: true, resolve: (a) => a.address2 ?? null }),
-    city: t.string({ nullable: true, resolve: (a) => a.city ?? null }),
-    province: t.string({ nullable: true, resolve: (a) => a.province ?? null }),
-    country: t.string({ nullable: true, resolve: (a) => a.country ?? null }),
-    postalCode: t.string({ nullable: true, resolve: (a) => a.postalCode ?? null }),
+    address1: t.string({ nullable: true, description: 'First street line; null when not submitted', resolve: (a) => a.address1 ?? null }),
+    address2: t.string({ nullable: true, description: 'Second street line; null when not submitted', resolve: (a) => a.address2 ?? null }),
+    city: t.string({ nullable: true, description: 'City or town; null when not submitted', resolve: (a) => a.city ?? null }),
+    province: t.string({ nullable: true, description: 'State or province; null when not submitted', resolve: (a) => a.province ?? null }),
+    country: t.string({ nullable: true, description: 'Country as submitted (free text); null when not submitted', resolve: (a) => a.country ?? null }),
+    postalCode: t.string({ nullable: true, description: 'Postal or ZIP code; null when not submitted', resolve: (a) => a.postalCode ?? null }),
   }),
 });
 
@@ -39,11 +40,11 @@ export const OrderCustomer = builder.objectRef<OrderCustomerShape>('OrderCustome
   description: 'The customer as the merchant submitted it with the order (spec 2.4.2)',
   fields: (t) => ({
     externalId: t.exposeString('externalId', { nullable: true, description: "The merchant's customer id" }),
-    email: t.exposeString('email', { nullable: true }),
-    phoneNumber: t.exposeString('phoneNumber', { nullable: true }),
-    name: t.exposeString('name', { nullable: true }),
-    firstName: t.exposeString('firstName', { nullable: true }),
-    lastName: t.exposeString('lastName', { nullable: true }),
+    email: t.exposeString('email', { nullable: true, description: 'E-mail address, lower case; null when not submitted' }),
+    phoneNumber: t.exposeString('phoneNumber', { nullable: true, description: 'Phone number as submitted; null when not submitted' }),
+    name: t.exposeString('name', { nullable: true, description: 'Full name as submitted; null when not submitted' }),
+    firstName: t.exposeString('firstName', { nullable: true, description: 'First name; null when not submitted' }),
+    lastName: t.exposeString('lastName', { nullable: true, description: 'Last name; null when not submitted' }),
   }),
 });
 
@@ -54,34 +55,37 @@ export const OrderLineItem = builder.prismaObject('OrderLineItem', {
   // Select mode (builder.ts): a line is read under every order and every returned item, and
   // most of its columns (stock bookkeeping, image, variant) are rarely asked for.
   select: LINE_COLUMNS,
+  description: 'One line of an order as submitted. Readable with orders_read, orders_write, returns_read or returns_write.',
   authScopes: (_item, ctx) => hasAnyScope(ctx, ORDER_AUDIENCE),
   fields: (t) => ({
-    id: t.id({ nullable: false, resolve: (line) => line.id }),
+    id: t.id({ nullable: false, description: 'Our order line id (oli_); returnCreate and fulfillmentCreate accept it as a line id', resolve: (line) => line.id }),
     externalId: t.string({ nullable: false, description: "The merchant's line item id", resolve: (line) => line.externalId }),
     position: t.int({ nullable: false, description: 'Index of the line in the order as submitted', resolve: (line) => line.position }),
-    title: t.string({ nullable: false, resolve: (line) => line.title }),
-    quantity: t.int({ nullable: false, resolve: (line) => line.quantity }),
-    sku: t.string({ nullable: true, resolve: (line) => line.sku }),
+    title: t.string({ nullable: false, description: 'Title of the line as submitted', resolve: (line) => line.title }),
+    quantity: t.int({ nullable: false, description: 'Units ordered, 1 to 1000', resolve: (line) => line.quantity }),
+    sku: t.string({ nullable: true, description: 'SKU as submitted; null when none was given', resolve: (line) => line.sku }),
     price: t.field({
       type: Money,
       nullable: true,
+      description: "Price of one unit, in the order's currency; null when none was submitted",
       select: { order: { select: { currency: true } } },
       resolve: (item) => money(item.price, item.order.currency),
     }),
     discount: t.field({
       type: Money,
       nullable: true,
+      description: "Discount on the whole line (all its units), in the order's currency; null when none was submitted",
       select: { order: { select: { currency: true } } },
       resolve: (item) => money(item.discount, item.order.currency),
     }),
     product: t.relation('product', {
       nullable: true,
-      description: "Our product the line matched by the merchant's productId or sku, if any",
+      description: "Our product the line matched by the merchant's productId or sku, if any. Needs products_read (else FORBIDDEN).",
       authScopes: { scope: 'products_read' },
     }),
     externalProductId: t.string({ nullable: false, description: "The merchant's productId", resolve: (line) => line.externalProductId }),
-    externalVariantId: t.exposeString('externalVariantId', { nullable: true }),
-    imageUrl: t.exposeString('imageUrl', { nullable: true }),
+    externalVariantId: t.exposeString('externalVariantId', { nullable: true, description: "The merchant's variantId; null when none was given" }),
+    imageUrl: t.exposeString('imageUrl', { nullable: true, description: 'Image URL as submitted; null when none was given' }),
     oversoldQuantity: t.exposeInt('oversoldQuantity', {
       nullable: false,
       description: 'Units of the line committed beyond what was available at its location (0 when stock covered it)',
@@ -93,13 +97,16 @@ export const OrderLineItem = builder.prismaObject('OrderLineItem', {
       select: (_args, _ctx, nestedSelection) => ({ fulfillmentGroup: { select: { location: nestedSelection(true) } } }),
       resolve: (item) => item.fulfillmentGroup?.location ?? null,
     }),
-    order: t.relation('order', { nullable: false }),
+    order: t.relation('order', { nullable: false, description: 'The order the line belongs to' }),
   }),
 });
 
 export const Order = builder.prismaNode('Order', {
-  id: { field: 'id' },
+  id: { field: 'id', description: 'Our order id (ord_)' },
   nullable: true,
+  description:
+    "An order the merchant's system submitted (orderCreate or orderSync); amounts are in its currency. " +
+    "Readable with orders_read, orders_write, returns_read or returns_write; another store's order is never found.",
   // node(id:) sees only the caller's store: another store's order is simply not found.
   findUnique: (id, ctx) => ({ id, storeId: storeIdOf(ctx) }),
   authScopes: (_order, ctx) => hasAnyScope(ctx, ORDER_AUDIENCE),
@@ -128,15 +135,53 @@ export const Order = builder.prismaNode('Order', {
         return Object.values(customer).some((value) => value !== null) ? customer : null;
       },
     }),
-    lineItems: t.relation('lineItems', { nullable: false, query: { orderBy: { position: 'asc' } } }),
-    totalPrice: t.field({ type: Money, nullable: true, resolve: (o) => money(o.totalPrice, o.currency) }),
-    subtotalPrice: t.field({ type: Money, nullable: true, resolve: (o) => money(o.subtotalPrice, o.currency) }),
-    totalTax: t.field({ type: Money, nullable: true, resolve: (o) => money(o.totalTax, o.currency) }),
-    totalDiscount: t.field({ type: Money, nullable: true, resolve: (o) => money(o.totalDiscount, o.currency) }),
-    shippingMethod: t.exposeString('shippingMethod', { nullable: true }),
-    shippingCost: t.field({ type: Money, nullable: true, resolve: (o) => money(o.shippingCost, o.currency) }),
-    shippingAddress: t.field({ type: OrderAddress, nullable: true, resolve: (o) => o.shippingAddress as AddressShape | null }),
-    billingAddress: t.field({ type: OrderAddress, nullable: true, resolve: (o) => o.billingAddress as AddressShape | null }),
+    lineItems: t.relation('lineItems', { nullable: false, description: 'The lines of the order, in the order they were submitted', query: { orderBy: { position: 'asc' } } }),
+    totalPrice: t.field({
+      type: Money,
+      nullable: true,
+      description: 'Total including tax and shipping, as submitted (derived from the parts for a synced order); null when not given',
+      resolve: (o) => money(o.totalPrice, o.currency),
+    }),
+    subtotalPrice: t.field({
+      type: Money,
+      nullable: true,
+      description: 'Subtotal excluding tax and shipping, as submitted (derived for a synced order); null when not given',
+      resolve: (o) => money(o.subtotalPrice, o.currency),
+    }),
+    totalTax: t.field({
+      type: Money,
+      nullable: true,
+      description: 'Total tax, as submitted (derived for a synced order); null when not given',
+      resolve: (o) => money(o.totalTax, o.currency),
+    }),
+    totalDiscount: t.field({
+      type: Money,
+      nullable: true,
+      description: 'Discounts applied (coupons, promotions), as submitted (derived for a synced order); null when not given',
+      resolve: (o) => money(o.totalDiscount, o.currency),
+    }),
+    shippingMethod: t.exposeString('shippingMethod', {
+      nullable: true,
+      description: "Shipping method name as submitted (a synced order's shipping line titles, comma-separated); null when not given",
+    }),
+    shippingCost: t.field({
+      type: Money,
+      nullable: true,
+      description: 'Shipping cost, as submitted (derived from the shipping lines for a synced order); null when not given',
+      resolve: (o) => money(o.shippingCost, o.currency),
+    }),
+    shippingAddress: t.field({
+      type: OrderAddress,
+      nullable: true,
+      description: 'Where the order ships to; null when not given',
+      resolve: (o) => o.shippingAddress as AddressShape | null,
+    }),
+    billingAddress: t.field({
+      type: OrderAddress,
+      nullable: true,
+      description: 'Billing address; null when not given',
+      resolve: (o) => o.billingAddress as AddressShape | null,
+    }),
     fulfillmentLocation: t.field({
       type: Location,
       nullable: true,
@@ -146,9 +191,9 @@ export const Order = builder.prismaNode('Order', {
       }),
       resolve: (o) => o.fulfillmentGroups[0]?.location ?? null,
     }),
-    tags: t.exposeStringList('tags', { nullable: false }),
-    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { nullable: false, type: 'DateTime' }),
+    tags: t.exposeStringList('tags', { nullable: false, description: 'Tags as submitted (trimmed, duplicates dropped); empty when none' }),
+    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime', description: 'When this service recorded the order (placedAt is when it was placed)' }),
+    updatedAt: t.expose('updatedAt', { nullable: false, type: 'DateTime', description: 'When the order last changed, e.g. by a sync' }),
   }),
 });
 
@@ -156,30 +201,31 @@ builder.queryFields((t) => ({
   order: t.prismaField({
     type: 'Order',
     nullable: true,
-    description: 'An order of the store by our id (ord_); null when absent',
+    description: 'An order of the store by our id (ord_); null when the store has none with it. Needs orders_read.',
     authScopes: { scope: 'orders_read' },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'Our order id (ord_)' }) },
     resolve: (query, _root, args, ctx) => ctx.reads.order.findFirst({ ...query, where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
   }),
   orderByExternalId: t.prismaField({
     type: 'Order',
     nullable: true,
-    description: "An order of the store by the merchant's orderId; null when absent",
+    description: "An order of the store by the merchant's orderId; null when the store has none with it. Needs orders_read.",
     authScopes: { scope: 'orders_read' },
-    args: { externalId: t.arg.string({ required: true }) },
+    args: { externalId: t.arg.string({ required: true, description: "The merchant's orderId, exactly as submitted" }) },
     resolve: (query, _root, args, ctx) =>
       ctx.reads.order.findUnique({ ...query, where: { storeId_externalId: { storeId: storeIdOf(ctx), externalId: args.externalId } } }),
   }),
 }));
 
 export const OrderAddressInput = builder.inputType('OrderAddressInput', {
+  description: 'Shipping or billing address of an order (spec 2.4.4); every part optional, up to 255 characters, blank treated as absent',
   fields: (t) => ({
-    address1: t.string({ required: false }),
-    address2: t.string({ required: false }),
-    city: t.string({ required: false }),
-    province: t.string({ required: false }),
-    country: t.string({ required: false }),
-    postalCode: t.string({ required: false }),
+    address1: t.string({ required: false, description: 'First street line' }),
+    address2: t.string({ required: false, description: 'Second street line (apartment, suite ...)' }),
+    city: t.string({ required: false, description: 'City or town' }),
+    province: t.string({ required: false, description: 'State or province' }),
+    country: t.string({ required: false, description: 'Country (free text, stored as given)' }),
+    postalCode: t.string({ required: false, description: 'Postal or ZIP code' }),
   }),
 });
 
@@ -190,38 +236,44 @@ export function orderLineInputFields(t: InputFieldBuilder) {
   return {
     id: t.string({ required: true, description: "The merchant's line item id, unique in the order" }),
     productId: t.string({ required: true, description: "The merchant's product id; matches our product when it is our prd_ id" }),
-    title: t.string({ required: true }),
+    title: t.string({ required: true, description: 'Title of the line, 1 to 1000 characters' }),
     quantity: t.int({ required: true, description: '1 to 1000' }),
-    variantId: t.string({ required: false }),
+    variantId: t.string({ required: false, description: "The merchant's variant id, up to 255 characters" }),
     sku: t.string({ required: false, description: "Matches the store's product with this sku when productId does not" }),
-    price: t.field({ type: 'Decimal', required: false, description: '>= 0, in the order currency' }),
-    imageUrl: t.string({ required: false }),
+    price: t.field({ type: 'Decimal', required: false, description: 'Price of one unit: >= 0, in the order currency' }),
+    imageUrl: t.string({ required: false, description: 'URL of an image of the item, up to 2048 characters' }),
   };
 }
 
 const OrderLineItemInput = builder.inputType('OrderLineItemInput', {
+  description: 'One line of a new order (spec 2.4.1); its id must be unique in the order',
   fields: (t) => ({
     ...orderLineInputFields(t),
-    discount: t.field({ type: 'Decimal', required: false, description: '>= 0, in the order currency' }),
+    discount: t.field({ type: 'Decimal', required: false, description: 'Discount on the whole line (all its units): >= 0, in the order currency' }),
   }),
 });
 
 export const OrderCustomerInput = builder.inputType('OrderCustomerInput', {
+  description: "The customer as the merchant's system has it (spec 2.4.2); every part optional, up to 255 characters unless stated otherwise",
   fields: (t) => ({
     id: t.string({ required: false, description: "The merchant's customer id" }),
-    email: t.string({ required: false }),
-    phoneNumber: t.string({ required: false }),
-    name: t.string({ required: false }),
-    firstName: t.string({ required: false }),
-    lastName: t.string({ required: false }),
+    email: t.string({
+      required: false,
+      description: "A valid e-mail address, stored lower case; links the order to the store's customer with this e-mail, if any",
+    }),
+    phoneNumber: t.string({ required: false, description: 'Phone number, up to 32 characters' }),
+    name: t.string({ required: false, description: 'Full name' }),
+    firstName: t.string({ required: false, description: 'First name' }),
+    lastName: t.string({ required: false, description: 'Last name' }),
   }),
 });
 
 const OrderShippingInput = builder.inputType('OrderShippingInput', {
+  description: 'How the order ships (spec 2.4.3)',
   fields: (t) => ({
-    method: t.string({ required: false }),
+    method: t.string({ required: false, description: 'Name of the shipping method, up to 255 characters' }),
     cost: t.field({ type: 'Decimal', required: false, description: '>= 0' }),
-    address: t.field({ type: OrderAddressInput, required: false }),
+    address: t.field({ type: OrderAddressInput, required: false, description: 'Where the order ships to' }),
   }),
 });
 
@@ -229,16 +281,16 @@ const OrderInput = builder.inputType('OrderInput', {
   description: 'Order creation (spec 2.4); amounts are decimal amounts in the order currency, >= 0',
   fields: (t) => ({
     orderId: t.string({ required: true, description: "The merchant's order id, unique in the store" }),
-    createdAt: t.field({ type: 'DateTime', required: true }),
+    createdAt: t.field({ type: 'DateTime', required: true, description: "When the merchant's system created the order; becomes Order.placedAt" }),
     lineItems: t.field({ type: [OrderLineItemInput], required: true, description: 'At least one' }),
-    customer: t.field({ type: OrderCustomerInput, required: false }),
-    shipping: t.field({ type: OrderShippingInput, required: false }),
-    totalPrice: t.field({ type: 'Decimal', required: false }),
-    subtotalPrice: t.field({ type: 'Decimal', required: false }),
-    totalTax: t.field({ type: 'Decimal', required: false }),
-    totalDiscount: t.field({ type: 'Decimal', required: false }),
-    billingAddress: t.field({ type: OrderAddressInput, required: false }),
-    tags: t.stringList({ required: false }),
+    customer: t.field({ type: OrderCustomerInput, required: false, description: 'Who placed the order' }),
+    shipping: t.field({ type: OrderShippingInput, required: false, description: 'Shipping method, cost and address' }),
+    totalPrice: t.field({ type: 'Decimal', required: false, description: 'Total including tax and shipping' }),
+    subtotalPrice: t.field({ type: 'Decimal', required: false, description: 'Subtotal excluding tax and shipping' }),
+    totalTax: t.field({ type: 'Decimal', required: false, description: 'Total tax' }),
+    totalDiscount: t.field({ type: 'Decimal', required: false, description: 'Discounts applied (coupons, promotions)' }),
+    billingAddress: t.field({ type: OrderAddressInput, required: false, description: 'Billing address' }),
+    tags: t.stringList({ required: false, description: 'Up to 250 tags of 1 to 255 characters each; trimmed, duplicates dropped' }),
     currency: t.string({ required: false, description: 'ISO 4217, as Money.currency; the store currency when omitted' }),
     locationId: t.id({
       required: false,
@@ -247,13 +299,29 @@ const OrderInput = builder.inputType('OrderInput', {
   }),
 });
 
-builder.mutationField('createOrder', (t) =>
-  t.field({
+/** orderCreate, and createOrder: its deprecated old name (`deprecationReason`). */
+function orderCreateField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.field({
     type: Order,
     nullable: false,
-    description: 'Creates an order, commits stock at its fulfillment location and records order.created',
+    description:
+      "Creates an order submitted by the merchant's system (spec 2.4), in one transaction: the order, its lines, its fulfillment group, " +
+      'the stock its lines commit at the fulfillment location (units beyond what is available are recorded as oversold, never refused) ' +
+      'and the order.created event. Needs orders_write. Errors: BAD_USER_INPUT for invalid input (every issue in extensions.issues; ' +
+      "nothing written) or a locationId that is neither the store's nor a linked fulfillment service's; CONFLICT when the store already " +
+      'has an order with this orderId.',
+    deprecationReason,
     authScopes: { scope: 'orders_write' },
-    args: { input: t.arg({ type: OrderInput, required: true }) },
+    args: {
+      input: t.arg({
+        type: OrderInput,
+        required: true,
+        description: 'The order: orderId unique in the store, createdAt, at least one line item (quantity 1 to 1000); amounts are decimal amounts in the order currency, >= 0',
+      }),
+    },
     resolve: async (_root, { input }, ctx) => toPlain(await createOrder(ctx.prisma, storeIdOf(ctx), { ...input, locationId: input.locationId?.toString() })),
-  }),
-);
+  });
+}
+
+builder.mutationField('orderCreate', (t) => orderCreateField(t));
+builder.mutationField('createOrder', (t) => orderCreateField(t, 'Use orderCreate'));

@@ -42,45 +42,84 @@ import {
   type ReturnPage,
   type ReturnRef,
 } from '../domain/returns.ts';
-import { deleteReturnTag, upsertReturnTag } from '../domain/returnTags.ts';
+import { deleteReturnTag, PILL_THEMES, upsertReturnTag } from '../domain/returnTags.ts';
 import { builder } from './builder.ts';
 import { storeIdOf, type GraphQLContext, hasAnyScope } from './context.ts';
 import { keysetConnection, withCursorColumns, type KeysetSort } from './keyset.ts';
 import { money, Money } from './scalars.ts';
+import type { MutationFieldBuilder } from './node.ts';
 
 const RETURN_AUDIENCE: readonly Scope[] = ['returns_read', 'returns_write'];
 
 export const ReturnStatus = builder.enumType('ReturnStatus', {
-  description: 'Native status of a return',
+  description:
+    'Native status of a return. New returns are OPEN; process leads to COMPLETE, flag to FLAGGED, reject to REJECTED, ' +
+    'reset back to OPEN and delete to DELETED, and an operation the current status does not allow fails with UNPROCESSABLE.',
   values: {
-    OPEN: { value: 'open' },
-    IN_TRANSIT: { value: 'in_transit' },
-    DELIVERED: { value: 'delivered' },
-    NEEDS_REVIEW: { value: 'needs_review' },
-    IN_REVIEW: { value: 'in_review' },
-    FLAGGED: { value: 'flagged' },
-    COMPLETE: { value: 'complete' },
-    REJECTED: { value: 'rejected' },
-    DELETED: { value: 'deleted' },
+    OPEN: {
+      value: 'open',
+      description: 'Approved and awaiting shipment (compatibility state `open`); every new return starts here and a reset leads back here',
+    },
+    IN_TRANSIT: {
+      value: 'in_transit',
+      description: 'The return shipment is in transit (compatibility state `open`); no operation of this API sets it, and it allows what OPEN allows',
+    },
+    DELIVERED: {
+      value: 'delivered',
+      description: 'The return shipment arrived and awaits processing (compatibility state `open`); no operation of this API sets it',
+    },
+    NEEDS_REVIEW: {
+      value: 'needs_review',
+      description: 'The return needs a review before further action (compatibility state `review`); no operation of this API sets it',
+    },
+    IN_REVIEW: {
+      value: 'in_review',
+      description: 'The return is being reviewed (compatibility state `review`); no operation of this API sets it',
+    },
+    FLAGGED: {
+      value: 'flagged',
+      description: "Flagged for review (returnFlag): a problem needs the merchant's action (compatibility state `review`); every operation but flag still applies",
+    },
+    COMPLETE: {
+      value: 'complete',
+      description: 'Processed, refunds and store credit recorded (compatibility state `closed`); final: only reset, delete, notes and tags apply',
+    },
+    REJECTED: {
+      value: 'rejected',
+      description: 'Rejected (the compatibility close), its units released for other returns (compatibility state `cancelled`); final: only reset, delete, notes and tags apply',
+    },
+    DELETED: {
+      value: 'deleted',
+      description: 'Deleted: no operation but setting tags applies any more, its units are released and advance shipping notices leave it out',
+    },
   } as const,
 });
 
 export const ReturnType = builder.enumType('ReturnType', {
-  values: { RETURN: { value: 'return' }, CLAIM: { value: 'claim' }, WARRANTY: { value: 'warranty' } } as const,
+  description: 'Kind of return, chosen at creation (default RETURN); recorded and reported, it does not change how the return is handled',
+  values: {
+    RETURN: { value: 'return', description: 'The customer sends items back for a refund, store credit or an exchange' },
+    CLAIM: { value: 'claim', description: 'A claim about a problem with the order, such as a damaged or missing item' },
+    WARRANTY: { value: 'warranty', description: 'A warranty claim on an item' },
+  } as const,
 });
 
 export const ReturnOutcome = builder.enumType('ReturnOutcome', {
-  description: 'What the customer gets for a returned line',
+  description: 'What the customer gets for a returned line; only REFUND and CREDIT lines are paid out when the return is processed',
   values: {
-    REFUND: { value: 'refund' },
-    CREDIT: { value: 'credit', description: 'Store credit' },
-    EXCHANGE: { value: 'exchange' },
-    KEEP: { value: 'keep', description: 'The customer keeps the item' },
+    REFUND: { value: 'refund', description: "Money back: the line's amount counts in Return.totalRefund when the return is processed (the default)" },
+    CREDIT: { value: 'credit', description: "Store credit: the line's amount counts in Return.totalStoreCredit when the return is processed" },
+    EXCHANGE: { value: 'exchange', description: 'Exchanged for another item: nothing refunded, and the line cannot be removed from the return' },
+    KEEP: { value: 'keep', description: 'The customer keeps the item: nothing refunded, and the line cannot be removed from the return' },
   } as const,
 });
 
 export const ReturnSortKey = builder.enumType('ReturnSortKey', {
-  values: { UPDATED_AT: { value: 'updatedAt' }, CREATED_AT: { value: 'createdAt' } } as const,
+  description: 'Order of the returns list: always newest first by the key, ties broken by id',
+  values: {
+    UPDATED_AT: { value: 'updatedAt', description: 'By the time of the last change (the default)' },
+    CREATED_AT: { value: 'createdAt', description: 'By creation time' },
+  } as const,
 });
 
 interface MailingAddressShape {
@@ -94,14 +133,18 @@ interface MailingAddressShape {
 }
 
 export const MailingAddress = builder.objectRef<MailingAddressShape>('MailingAddress').implement({
+  description: "A postal address on a return: where it is shipped from or to; each part is null when the address lacks it",
   fields: (t) => ({
-    name: t.exposeString('name', { nullable: true }),
-    line1: t.exposeString('line1', { nullable: true }),
-    line2: t.exposeString('line2', { nullable: true }),
-    city: t.exposeString('city', { nullable: true }),
-    state: t.exposeString('state', { nullable: true, description: 'State or province code' }),
-    postalCode: t.exposeString('postalCode', { nullable: true }),
-    country: t.exposeString('country', { nullable: true, description: 'ISO 3166-1 alpha-2 code' }),
+    name: t.exposeString('name', { nullable: true, description: "The receiving location's name, or the name an imported address gave; null otherwise" }),
+    line1: t.exposeString('line1', { nullable: true, description: 'First street line' }),
+    line2: t.exposeString('line2', { nullable: true, description: 'Second street line (apartment, suite ...)' }),
+    city: t.exposeString('city', { nullable: true, description: 'City or town' }),
+    state: t.exposeString('state', { nullable: true, description: "State or province (a location's state code)" }),
+    postalCode: t.exposeString('postalCode', { nullable: true, description: 'Postal or ZIP code' }),
+    country: t.exposeString('country', {
+      nullable: true,
+      description: 'ISO 3166-1 alpha-2 code for a location or an imported address; an origin address given to returnCreate holds the text the caller sent',
+    }),
   }),
 });
 
@@ -124,23 +167,39 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
   // Select mode (builder.ts): every list of returns reads its items; what an import gave an
   // item, its position and its bookkeeping load only when asked for.
   select: { id: true, quantity: true, reason: true, reasonCode: true, customerComment: true, outcome: true },
+  description: "Units of one order line (or, on an imported return, of one product) on a return, with what returning them is worth",
   fields: (t) => ({
-    id: t.id({ nullable: false, resolve: (item) => item.id }),
-    quantity: t.int({ nullable: false, resolve: (item) => item.quantity }),
-    reason: t.string({ nullable: true, resolve: (item) => item.reason }),
+    id: t.id({ nullable: false, description: 'Our return item id (rli_), as returnItemsProcess and returnItemsRemove name it', resolve: (item) => item.id }),
+    quantity: t.int({ nullable: false, description: 'Units returned, at least 1', resolve: (item) => item.quantity }),
+    reason: t.string({ nullable: true, description: "The customer's reason for returning, up to 255 characters", resolve: (item) => item.reason }),
     reasonCode: t.string({ nullable: true, description: "The merchant's code for the reason", resolve: (item) => item.reasonCode }),
     customerComment: t.string({ nullable: true, description: "The shopper's own words about the item", resolve: (item) => item.customerComment }),
-    outcome: t.field({ nullable: false, type: ReturnOutcome, resolve: (item) => item.outcome }),
-    removedAt: t.expose('removedAt', { type: 'DateTime', nullable: true, description: 'Set while the item is removed from the return' }),
+    outcome: t.field({ nullable: false, type: ReturnOutcome, description: 'What the customer gets for these units (REFUND unless chosen at creation)', resolve: (item) => item.outcome }),
+    removedAt: t.expose('removedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the item was taken off the return (returnItemsRemove, or rejected by returnItemsProcess); null while it is on it, and a reset clears it',
+    }),
     orderLineItem: t.relation('orderLineItem', { nullable: true, description: 'The order line returned; null on an imported return' }),
     product: t.relation('product', { nullable: true, description: 'The product an imported item names; null on an ordered item (see orderLineItem)' }),
-    title: t.string({ nullable: false, select: ITEM_DESCRIPTION_SELECT, resolve: (item) => describeItem(item).title }),
-    sku: t.string({ nullable: true, select: ITEM_SKU_SELECT, resolve: itemSku }),
+    title: t.string({
+      nullable: false,
+      description: "The order line's title; an imported item's title (its product's unless the import gave one)",
+      select: ITEM_DESCRIPTION_SELECT,
+      resolve: (item) => describeItem(item).title,
+    }),
+    sku: t.string({
+      nullable: true,
+      description: "The order line's SKU; an imported item's SKU (its product's unless the import gave one); null when there is none",
+      select: ITEM_SKU_SELECT,
+      resolve: itemSku,
+    }),
     variantTitle: t.exposeString('variantTitle', { nullable: true, description: 'As an import gave it' }),
     condition: t.exposeString('condition', { nullable: true, description: 'As an import gave it' }),
     unitPrice: t.field({
       type: Money,
       nullable: false,
+      description: "Price of one unit as ordered, in the return's currency (an imported item: its product's price at import); zero when unknown",
       select: ITEM_AMOUNT_SELECT,
       resolve: (item) => {
         const { unitPrice, currency } = returnItemUnitPrice(item);
@@ -150,7 +209,7 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
     discount: t.field({
       type: Money,
       nullable: false,
-      description: "The line's discount pro-rated to the returned units",
+      description: "The line's discount pro-rated to the returned units; zero on an imported item",
       select: ITEM_AMOUNT_SELECT,
       resolve: (item) => {
         const amounts = amountsOf(item);
@@ -160,7 +219,7 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
     tax: t.field({
       type: Money,
       nullable: false,
-      description: "The order's tax pro-rated to the returned value",
+      description: "The order's tax pro-rated by the returned value's share of the order subtotal; zero on an imported item",
       select: ITEM_AMOUNT_SELECT,
       resolve: (item) => {
         const amounts = amountsOf(item);
@@ -192,53 +251,65 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
       select: ITEM_DESCRIPTION_SELECT,
       resolve: (item) => describeItem(item).barcode,
     }),
-    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime', description: 'When the item was put on the return' }),
   }),
 });
 
 export const ReturnNote = builder.prismaObject('ReturnNote', {
+  description: 'A note kept on a return: its first one given at creation, later ones added by returnNoteAdd or the compatibility note action',
   fields: (t) => ({
-    id: t.exposeID('id', { nullable: false }),
-    content: t.exposeString('content', { nullable: false }),
-    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime' }),
-    return: t.relation('return', { nullable: false }),
+    id: t.exposeID('id', { nullable: false, description: 'Our note id (rnt_)' }),
+    content: t.exposeString('content', { nullable: false, description: 'The text of the note, 1 to 255 characters' }),
+    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime', description: 'When the note was added' }),
+    return: t.relation('return', { nullable: false, description: 'The return the note is on' }),
   }),
 });
 
 export const ReturnStatusChange = builder.prismaObject('ReturnStatusChange', {
+  description: "One step of a return's status history, recorded by every operation that sets a status",
   fields: (t) => ({
-    id: t.exposeID('id', { nullable: false }),
-    operation: t.exposeString('operation', { nullable: false, description: 'create, process, flag, reject or reset' }),
-    fromStatus: t.expose('fromStatus', { type: ReturnStatus, nullable: true }),
-    toStatus: t.expose('toStatus', { nullable: false, type: ReturnStatus }),
-    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime' }),
+    id: t.exposeID('id', { nullable: false, description: 'Our status change id (rsc_)' }),
+    operation: t.exposeString('operation', { nullable: false, description: 'What made the change: create, process, flag, reject, reset or delete' }),
+    fromStatus: t.expose('fromStatus', { type: ReturnStatus, nullable: true, description: 'Status before the change; null for the creation' }),
+    toStatus: t.expose('toStatus', { nullable: false, type: ReturnStatus, description: 'Status after the change' }),
+    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime', description: 'When the change happened' }),
   }),
 });
 
 export const Return = builder.prismaNode('Return', {
-  id: { field: 'id' },
+  id: { field: 'id', description: 'The svc_id: 24 hex digits, object-id style; the REST id, and what node(id:) and return(id:) take' },
   nullable: true,
-  description: 'A return; `id` is the svc_id, `number` the compatibility id',
+  description:
+    "A return of some of an order's units (or an imported return without an order); `id` is the svc_id, `number` the compatibility id. " +
+    'Readable with returns_read or returns_write; another store\'s return is never found.',
   // node(id:) sees only the caller's store: another store's return is simply not found.
   findUnique: (id, ctx) => ({ id, storeId: storeIdOf(ctx) }),
   authScopes: (_ret, ctx) => hasAnyScope(ctx, RETURN_AUDIENCE),
   fields: (t) => ({
     number: t.exposeInt('number', { nullable: false, description: 'Numeric id of the compatibility interface' }),
-    status: t.expose('status', { nullable: false, type: ReturnStatus }),
-    type: t.expose('type', { nullable: false, type: ReturnType }),
-    currency: t.exposeString('currency', { nullable: false, description: 'ISO 4217 code' }),
+    status: t.expose('status', { nullable: false, type: ReturnStatus, description: 'Current native status; ReturnStatus describes the state machine' }),
+    type: t.expose('type', { nullable: false, type: ReturnType, description: 'Kind of return given at creation (RETURN by default)' }),
+    currency: t.exposeString('currency', {
+      nullable: false,
+      description: "ISO 4217 code of every amount on the return: the order's currency, or an imported return's own (USD by default)",
+    }),
     order: t.relation('order', { nullable: true, description: 'Null for a return imported from another system' }),
     externalReferenceId: t.exposeString('externalReferenceId', { nullable: true, description: "An imported return's own return/RMA id" }),
     customerEmail: t.exposeString('customerEmail', { nullable: true, description: "The customer an imported return names (an ordered return's is its order's)" }),
-    customerFirstName: t.exposeString('customerFirstName', { nullable: true }),
-    customerLastName: t.exposeString('customerLastName', { nullable: true }),
+    customerFirstName: t.exposeString('customerFirstName', { nullable: true, description: "First name of an imported return's customer; null on an ordered return" }),
+    customerLastName: t.exposeString('customerLastName', { nullable: true, description: "Last name of an imported return's customer; null on an ordered return" }),
     items: t.relation('items', {
       nullable: false,
+      description: "The items on the return, in the order of their order lines (an imported return's in import order)",
       args: { includeRemoved: t.arg.boolean({ defaultValue: false, description: 'Also list the items removed from the return' }) },
       query: (args) => (args.includeRemoved ? { orderBy: ITEMS_ON_RETURN.orderBy } : ITEMS_ON_RETURN),
     }),
-    notes: t.relation('notes', { nullable: false, query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
-    statusChanges: t.relation('statusChanges', { nullable: false, query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
+    notes: t.relation('notes', { nullable: false, description: 'Every note on the return, oldest first', query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
+    statusChanges: t.relation('statusChanges', {
+      nullable: false,
+      description: "The return's status history from its creation on, oldest first",
+      query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+    }),
     destination: t.field({
       type: MailingAddress,
       nullable: true,
@@ -262,19 +333,26 @@ export const Return = builder.prismaNode('Return', {
         };
       },
     }),
-    carrier: t.exposeString('carrier', { nullable: true }),
-    trackingNumber: t.exposeString('trackingNumber', { nullable: true }),
-    labelStatus: t.exposeString('labelStatus', { nullable: true }),
-    labelUrl: t.exposeString('labelUrl', { nullable: true }),
-    trackingUrl: t.exposeString('trackingUrl', { nullable: true }),
+    carrier: t.exposeString('carrier', { nullable: true, description: "Carrier of the return shipment, from the creation's label or the import; null when none was given" }),
+    trackingNumber: t.exposeString('trackingNumber', {
+      nullable: true,
+      description: "Tracking number of the return shipment, from the creation's label or the import; null when none was given",
+    }),
+    labelStatus: t.exposeString('labelStatus', {
+      nullable: true,
+      description: "Status of the return's shipping label as recorded with the return (free text, e.g. new); no operation of this API sets it, so it is usually null",
+    }),
+    labelUrl: t.exposeString('labelUrl', { nullable: true, description: "URL of the postage label (the creation label's postageLabelUrl); null when none was given" }),
+    trackingUrl: t.exposeString('trackingUrl', { nullable: true, description: "The carrier's tracking page (the creation label's trackingUrl); null when none was given" }),
     originAddress: t.field({
       type: MailingAddress,
       nullable: true,
-      description: "Where the customer ships the return from, when given at creation (else the order's shipping address applies)",
+      description:
+        "Where the customer ships the return from, as given at creation (originAddress) or import (shippingAddress); null when none was given (the order's shipping address then applies)",
       select: { originAddress: true },
       resolve: ({ originAddress }) => (originAddress ? { name: null, ...(originAddress as Omit<MailingAddressShape, 'name'>) } : null),
     }),
-    tags: t.exposeStringList('tags', { nullable: false }),
+    tags: t.exposeStringList('tags', { nullable: false, description: 'Names of return tags the store defines (see returnTags), as returnTagsSet set them; a tag rename or deletion rewrites them; empty when none' }),
     total: t.field({
       type: Money,
       nullable: false,
@@ -282,8 +360,18 @@ export const Return = builder.prismaNode('Return', {
       select: { currency: true, items: { ...ITEMS_ON_RETURN, select: { removedAt: true, ...ITEM_AMOUNT_SELECT } } },
       resolve: (ret) => money(returnTotal(ret.items), ret.currency)!,
     }),
-    totalRefund: t.field({ type: Money, nullable: false, resolve: (ret) => money(ret.totalRefund, ret.currency)! }),
-    totalStoreCredit: t.field({ type: Money, nullable: false, resolve: (ret) => money(ret.totalStoreCredit, ret.currency)! }),
+    totalRefund: t.field({
+      type: Money,
+      nullable: false,
+      description: 'Refunded when the return was processed: the sum of its REFUND items; zero before processing and after a reset',
+      resolve: (ret) => money(ret.totalRefund, ret.currency)!,
+    }),
+    totalStoreCredit: t.field({
+      type: Money,
+      nullable: false,
+      description: 'Store credit given when the return was processed: the sum of its CREDIT items; zero before processing and after a reset',
+      resolve: (ret) => money(ret.totalStoreCredit, ret.currency)!,
+    }),
     asnRows: t.field({
       type: [ReturnAsnRow],
       nullable: false,
@@ -291,8 +379,12 @@ export const Return = builder.prismaNode('Return', {
       select: ASN_RETURN_SELECT,
       resolve: asnRowsOf,
     }),
-    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { nullable: false, type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime', description: 'When the return was created' }),
+    updatedAt: t.expose('updatedAt', {
+      nullable: false,
+      type: 'DateTime',
+      description: 'When the return last changed: its status, items, notes or tags',
+    }),
   }),
 });
 
@@ -301,23 +393,34 @@ const ReturnConnection = builder.connectionObject({ type: Return, name: 'ReturnC
 export const ReturnAsnRow = builder.objectRef<AsnRow>('ReturnAsnRow').implement({
   description: 'One line item on a return, as an advance shipping notice lists it',
   fields: (t) => ({
-    returnId: t.exposeID('returnId', { nullable: false }),
-    returnNumber: t.exposeInt('returnNumber', { nullable: false }),
-    returnItemId: t.exposeID('returnItemId', { nullable: false }),
-    orderId: t.exposeID('orderId', { nullable: true, description: 'Null for an imported return' }),
-    orderName: t.exposeString('orderName', { nullable: true }),
-    status: t.expose('status', { nullable: false, type: ReturnStatus }),
-    customerEmail: t.exposeString('customerEmail', { nullable: true }),
-    title: t.exposeString('title', { nullable: false }),
-    sku: t.exposeString('sku', { nullable: true }),
-    barcode: t.exposeString('barcode', { nullable: true }),
-    unitPrice: t.field({ type: Money, nullable: true, resolve: (row) => money(row.unitPrice, row.currency) }),
-    currency: t.exposeString('currency', { nullable: false }),
-    carrier: t.exposeString('carrier', { nullable: true }),
-    trackingNumber: t.exposeString('trackingNumber', { nullable: true }),
-    labelStatus: t.exposeString('labelStatus', { nullable: true }),
-    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { nullable: false, type: 'DateTime' }),
+    returnId: t.exposeID('returnId', { nullable: false, description: 'svc_id of the return' }),
+    returnNumber: t.exposeInt('returnNumber', { nullable: false, description: "The return's numeric compatibility id" }),
+    returnItemId: t.exposeID('returnItemId', { nullable: false, description: 'Our return item id (rli_) of the line' }),
+    orderId: t.exposeID('orderId', { nullable: true, description: 'Our order id (ord_); null for an imported return' }),
+    orderName: t.exposeString('orderName', { nullable: true, description: 'Order name such as #1001; null for an imported return' }),
+    status: t.expose('status', { nullable: false, type: ReturnStatus, description: "The return's current status" }),
+    customerEmail: t.exposeString('customerEmail', {
+      nullable: true,
+      description: "The order's customer e-mail (an imported return's customer e-mail); null when unknown",
+    }),
+    title: t.exposeString('title', { nullable: false, description: "The order line's title, or an imported item's title" }),
+    sku: t.exposeString('sku', { nullable: true, description: "The order line's SKU, or an imported item's; null when there is none" }),
+    barcode: t.exposeString('barcode', {
+      nullable: true,
+      description: "The matched product's UPC, else its first barcode (an imported item's own barcode first); null when there is none",
+    }),
+    unitPrice: t.field({
+      type: Money,
+      nullable: true,
+      description: 'Price of one unit as ordered (an imported item: its product price at import); null when unknown',
+      resolve: (row) => money(row.unitPrice, row.currency),
+    }),
+    currency: t.exposeString('currency', { nullable: false, description: "ISO 4217 code of the return's amounts" }),
+    carrier: t.exposeString('carrier', { nullable: true, description: "Carrier of the return shipment; null when none was given" }),
+    trackingNumber: t.exposeString('trackingNumber', { nullable: true, description: 'Tracking number of the return shipment; null when none was given' }),
+    labelStatus: t.exposeString('labelStatus', { nullable: true, description: "The return's label status as recorded (free text); usually null" }),
+    createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime', description: 'When the return was created' }),
+    updatedAt: t.expose('updatedAt', { nullable: false, type: 'DateTime', description: 'When the return last changed' }),
   }),
 });
 
@@ -335,16 +438,16 @@ builder.queryFields((t) => ({
     {
       type: Return,
       nullable: false,
-      description: 'Returns of the store, newest first by the sort key (ties by id)',
+      description: 'Returns of the store matching every filter given, newest first by sortKey (ties by id). Needs returns_read.',
       authScopes: { scope: 'returns_read' },
       args: {
-        status: t.arg({ type: [ReturnStatus], description: 'Only returns with one of these statuses' }),
-        updatedAtMin: t.arg({ type: 'DateTime', description: 'Inclusive' }),
-        updatedAtMax: t.arg({ type: 'DateTime', description: 'Exclusive' }),
-        createdAtMin: t.arg({ type: 'DateTime', description: 'Inclusive' }),
-        createdAtMax: t.arg({ type: 'DateTime', description: 'Exclusive' }),
-        orderName: t.arg.string(),
-        sortKey: t.arg({ type: ReturnSortKey, defaultValue: 'updatedAt' }),
+        status: t.arg({ type: [ReturnStatus], description: 'Only returns with one of these statuses; every status when omitted or empty' }),
+        updatedAtMin: t.arg({ type: 'DateTime', description: 'Only returns last changed at or after this time (inclusive)' }),
+        updatedAtMax: t.arg({ type: 'DateTime', description: 'Only returns last changed before this time (exclusive)' }),
+        createdAtMin: t.arg({ type: 'DateTime', description: 'Only returns created at or after this time (inclusive)' }),
+        createdAtMax: t.arg({ type: 'DateTime', description: 'Only returns created before this time (exclusive)' }),
+        orderName: t.arg.string({ description: 'Only returns of the order with exactly this name, such as #1001' }),
+        sortKey: t.arg({ type: ReturnSortKey, defaultValue: 'updatedAt', description: 'Which time orders the list, newest first; UPDATED_AT by default' }),
       },
       resolve: (_root, args, ctx, info) => {
         const sort: KeysetSort = { field: args.sortKey ?? 'updatedAt', kind: 'date', direction: 'desc' };
@@ -366,9 +469,12 @@ builder.queryFields((t) => ({
       nullable: false,
       description:
         'The returns an advance shipping notice lists (created in [from, to), not deleted), oldest first, ties by number: ' +
-        'returnAsnRows a page at a time, each return with its asnRows',
+        'returnAsnRows a page at a time, each return with its asnRows. Needs returns_read; BAD_USER_INPUT unless from is before to.',
       authScopes: { scope: 'returns_read' },
-      args: { from: t.arg({ type: 'DateTime', required: true }), to: t.arg({ type: 'DateTime', required: true }) },
+      args: {
+        from: t.arg({ type: 'DateTime', required: true, description: 'Start of the creation window (inclusive)' }),
+        to: t.arg({ type: 'DateTime', required: true, description: 'End of the creation window (exclusive); must be after from' }),
+      },
       resolve: (_root, args, ctx, info) => {
         const query = returnQuery(ctx, info, [['edges', 'node'], ['nodes']]);
         return keysetConnection<Plain<ReturnRow>>({
@@ -386,9 +492,9 @@ builder.queryFields((t) => ({
   return: t.prismaField({
     type: 'Return',
     nullable: true,
-    description: 'A return of the store by its svc_id; null when absent',
+    description: 'A return of the store by its svc_id; null when the store has none with it. Needs returns_read.',
     authScopes: { scope: 'returns_read' },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'svc_id of the return: 24 hex digits' }) },
     resolve: (query, _root, args, ctx) => ctx.reads.return.findFirst({ ...query, where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
   }),
   findReturn: t.prismaField({
@@ -396,7 +502,7 @@ builder.queryFields((t) => ({
     nullable: false,
     description:
       'The return named by any of: svc_id, compatibility number, order name or order id (an order\'s newest return). ' +
-      'Criteria given together must name the same return.',
+      'Needs returns_read; NOT_FOUND when nothing matches, BAD_USER_INPUT when no criterion is given or the criteria name different returns.',
     authScopes: { scope: 'returns_read' },
     args: returnRefArgs(t),
     resolve: async (query, _root, args, ctx) => {
@@ -407,9 +513,16 @@ builder.queryFields((t) => ({
   returnAsnRows: t.field({
     type: [ReturnAsnRow],
     nullable: false,
-    description: 'One row per line item on the returns created in [from, to), oldest first',
+    description:
+      'One row per line item still on the returns created in [from, to) and not deleted, oldest return first (ties by number), unpaginated. ' +
+      'Needs returns_read; BAD_USER_INPUT unless from is before to.',
+    // The whole window in one answer, however many returns it holds (issue 24): the paged field replaces it.
+    deprecationReason: 'Use asnReturns, which pages the same rows by return; this field answers the whole window at once',
     authScopes: { scope: 'returns_read' },
-    args: { from: t.arg({ type: 'DateTime', required: true }), to: t.arg({ type: 'DateTime', required: true }) },
+    args: {
+      from: t.arg({ type: 'DateTime', required: true, description: 'Start of the creation window (inclusive)' }),
+      to: t.arg({ type: 'DateTime', required: true, description: 'End of the creation window (exclusive); must be after from' }),
+    },
     resolve: (_root, args, ctx) => listAsnRows(ctx.reads, storeIdOf(ctx), { from: args.from, to: args.to }),
   }),
 }));
@@ -420,10 +533,10 @@ type ArgBuilder = Parameters<Parameters<typeof builder.mutationFields>[0]>[0]['a
 
 function returnRefArgs(t: { arg: ArgBuilder }) {
   return {
-    id: t.arg.id({ description: 'svc_id of the return' }),
-    number: t.arg.int({ description: 'Numeric id of the compatibility interface' }),
-    orderName: t.arg.string({ description: "Order name; the order's newest return" }),
-    orderId: t.arg.id({ description: "Order id (ord_); the order's newest return" }),
+    id: t.arg.id({ description: "The return's svc_id (24 hex digits; the REST id)" }),
+    number: t.arg.int({ description: "The return's numeric id of the compatibility interface (a positive integer)" }),
+    orderName: t.arg.string({ description: 'An order name such as "#1001": names that order\'s newest return' }),
+    orderId: t.arg.id({ description: "An order id (ord_): names that order's newest return" }),
   };
 }
 
@@ -437,80 +550,126 @@ function refOf(args: { id?: string | number | null; number?: number | null; orde
 }
 
 const CreateReturnItemInput = builder.inputType('CreateReturnItemInput', {
+  description: 'Units of one order line to return; each line at most once per return',
   fields: (t) => ({
     lineItemId: t.string({ required: true, description: "Our order line id (oli_) or the merchant's line item id" }),
-    quantity: t.int({ required: true }),
-    reason: t.string(),
-    reasonCode: t.string({ description: "The merchant's code for the reason" }),
-    customerComment: t.string({ description: "The shopper's own words about the item" }),
-    outcome: t.field({ type: ReturnOutcome, description: 'Default REFUND' }),
+    quantity: t.int({
+      required: true,
+      description: 'Units to return: at least 1, and at most what was ordered less what other live returns claim (else CONFLICT)',
+    }),
+    reason: t.string({ description: "The customer's reason for returning, up to 255 characters" }),
+    reasonCode: t.string({ description: "The merchant's code for the reason, up to 255 characters" }),
+    customerComment: t.string({ description: "The shopper's own words about the item, up to 255 characters" }),
+    outcome: t.field({ type: ReturnOutcome, description: 'What the customer gets for these units; default REFUND' }),
   }),
 });
 
 const ReturnAddressInput = builder.inputType('ReturnAddressInput', {
+  description: 'A postal address the customer ships the return from; the required parts must not be blank (else BAD_USER_INPUT)',
   fields: (t) => ({
-    line1: t.string({ required: true }),
-    line2: t.string(),
-    city: t.string({ required: true }),
-    state: t.string({ required: true }),
-    postalCode: t.string({ required: true }),
-    country: t.string({ required: true }),
+    line1: t.string({ required: true, description: 'First street line' }),
+    line2: t.string({ description: 'Second street line (apartment, suite ...)' }),
+    city: t.string({ required: true, description: 'City or town' }),
+    state: t.string({ required: true, description: 'State or province, preferably its code' }),
+    postalCode: t.string({ required: true, description: 'Postal or ZIP code' }),
+    country: t.string({ required: true, description: 'Country, preferably its ISO 3166-1 alpha-2 code; stored as given, not checked' }),
   }),
 });
 
 const ReturnLabelInput = builder.inputType('ReturnLabelInput', {
+  description: 'A shipping label already bought for the return; its parts are stored on the return as given',
   fields: (t) => ({
-    trackingNumber: t.string({ required: true }),
-    carrier: t.string(),
-    trackingUrl: t.string(),
-    postageLabelUrl: t.string(),
+    trackingNumber: t.string({ required: true, description: 'Tracking number of the label; must not be blank (becomes Return.trackingNumber)' }),
+    carrier: t.string({ description: 'Carrier of the label, e.g. USPS (becomes Return.carrier)' }),
+    trackingUrl: t.string({ description: "The carrier's tracking page (becomes Return.trackingUrl)" }),
+    postageLabelUrl: t.string({ description: 'URL of the printable postage label (becomes Return.labelUrl)' }),
   }),
 });
 
-const CreateReturnInput = builder.inputType('CreateReturnInput', {
-  fields: (t) => ({
-    orderId: t.id({ description: 'Our order id (ord_); give this or externalOrderId' }),
-    externalOrderId: t.string({ description: "The merchant's order id; give this or orderId" }),
-    items: t.field({ type: [CreateReturnItemInput], required: true }),
-    type: t.field({ type: ReturnType, description: 'Default RETURN' }),
-    originAddress: t.field({ type: ReturnAddressInput, description: 'Where the customer ships the return from' }),
-    label: t.field({ type: ReturnLabelInput, description: 'A label already bought for the return' }),
-    notes: t.string({ description: "The return's first note" }),
-  }),
-});
+/** The input of returnCreate, under its name and under the deprecated createReturn's one. */
+function returnCreateInput(name: string, description: string) {
+  return builder.inputType(name, {
+    description,
+    fields: (t) => ({
+      orderId: t.id({ description: 'Our order id (ord_); give exactly one of orderId and externalOrderId' }),
+      externalOrderId: t.string({ description: "The merchant's order id (its orderId at creation); give exactly one of orderId and externalOrderId" }),
+      items: t.field({ type: [CreateReturnItemInput], required: true, description: '1 to 250 lines of the order to return, each line at most once' }),
+      type: t.field({ type: ReturnType, description: 'RETURN, CLAIM or WARRANTY; default RETURN' }),
+      originAddress: t.field({ type: ReturnAddressInput, description: 'Where the customer ships the return from; line1, city, state, postalCode and country must not be blank' }),
+      label: t.field({ type: ReturnLabelInput, description: 'A label already bought for the return: its trackingNumber is required, carrier and URLs optional' }),
+      notes: t.string({ description: "The return's first note, 1 to 255 characters" }),
+    }),
+  });
+}
+
+const ReturnCreateInput = returnCreateInput('ReturnCreateInput', 'A return of some units of an order\'s lines (returnCreate)');
+const CreateReturnInput = returnCreateInput(
+  'CreateReturnInput',
+  'Input of the deprecated createReturn; use returnCreate with ReturnCreateInput (the same fields)',
+);
 
 const ProcessReturnItemInput = builder.inputType('ProcessReturnItemInput', {
+  description: 'The decision on one item of returnItemsProcess; every item still on the return must be named exactly once (else BAD_USER_INPUT)',
   fields: (t) => ({
-    itemId: t.id({ required: true, description: 'ReturnItem id' }),
-    reject: t.boolean({ description: 'Default false' }),
+    itemId: t.id({ required: true, description: 'ReturnItem id (rli_) of an item still on the return' }),
+    reject: t.boolean({ description: 'True takes the item off the return and releases its units; false (the default) completes it with its refund' }),
   }),
 });
 
 export const SettableReturnStatus = builder.enumType('SettableReturnStatus', {
-  description: 'Statuses setReturnStatus takes; each runs the operation leading there',
+  description: 'Statuses returnStatusSet takes; each runs the operation leading there, so the state machine of ReturnStatus applies',
   values: {
-    COMPLETE: { value: 'complete', description: 'processReturn' },
-    OPEN: { value: 'open', description: 'resetReturn' },
-    FLAGGED: { value: 'flagged', description: 'flagReturn' },
-    REJECTED: { value: 'rejected', description: 'rejectReturn' },
-    DELETED: { value: 'deleted', description: 'deleteReturn' },
+    COMPLETE: { value: 'complete', description: 'Runs returnProcess: completes the return, recording refunds and store credit' },
+    OPEN: { value: 'open', description: 'Runs returnReset: back to OPEN with the items it was created with, nothing refunded' },
+    FLAGGED: { value: 'flagged', description: 'Runs returnFlag: flags the return for review' },
+    REJECTED: { value: 'rejected', description: 'Runs returnReject: rejects the return and releases its units' },
+    DELETED: { value: 'deleted', description: 'Runs returnDelete: deletes the return; no status operation applies to it afterwards' },
   } as const,
 });
 
-const CreateReturnPayload = builder.objectRef<{ return: Plain<ReturnRow>; replayed: boolean }>('CreateReturnPayload').implement({
-  fields: (t) => ({
-    return: t.field({ type: Return, nullable: false, resolve: (payload) => payload.return }),
-    replayed: t.exposeBoolean('replayed', { nullable: false, description: 'True when the idempotency key replayed an earlier creation' }),
-  }),
-});
+/** What returnCreate answers, under its name and under the deprecated createReturn's one. */
+function returnCreatePayload(name: string, description: string) {
+  return builder.objectRef<{ return: Plain<ReturnRow>; replayed: boolean }>(name).implement({
+    description,
+    fields: (t) => ({
+      return: t.field({
+        type: Return,
+        nullable: false,
+        description: 'The return created, or on a replay the one the idempotency key created first',
+        resolve: (payload) => payload.return,
+      }),
+      replayed: t.exposeBoolean('replayed', {
+        nullable: false,
+        description: 'True when the idempotency key replayed an earlier creation: nothing was written',
+      }),
+    }),
+  });
+}
+
+const ReturnCreatePayload = returnCreatePayload('ReturnCreatePayload', 'What returnCreate answers: the return, and whether it was a replay');
+const CreateReturnPayload = returnCreatePayload(
+  'CreateReturnPayload',
+  'Payload of the deprecated createReturn; use returnCreate, which answers the same fields as ReturnCreatePayload',
+);
 
 type Transition = (db: GraphQLContext['prisma'], storeId: string, ref: ReturnRef) => Promise<string>;
 
-function transitionField(t: Parameters<Parameters<typeof builder.mutationFields>[0]>[0], transition: Transition, description: string) {
+/** How a mutation on one return names it, and the errors that naming gives. */
+const RETURN_REF =
+  'The return is named by id, number, orderName or orderId (an order names its newest return); criteria given together must name the same return.';
+const REF_INVALID = 'BAD_USER_INPUT when no criterion is given, number is not positive or the criteria name different returns';
+const REF_MISSING = 'NOT_FOUND when the store has no such return';
+const REF_ERRORS = `${REF_INVALID}; ${REF_MISSING}`;
+const IN_PROGRESS = 'OPEN, IN_TRANSIT, DELIVERED, NEEDS_REVIEW, IN_REVIEW or FLAGGED';
+const NOT_ALLOWED = 'UNPROCESSABLE when its status does not allow the operation';
+
+/** A mutation of one return's status (`transition`), its new name and, with `deprecationReason`, its old one. */
+function transitionField(t: MutationFieldBuilder, transition: Transition, description: string, deprecationReason?: string) {
   return t.prismaField({
     type: 'Return',
     nullable: false,
     description,
+    deprecationReason,
     authScopes: { scope: 'returns_write' },
     args: returnRefArgs(t),
     resolve: async (query, _root, args, ctx) => {
@@ -520,15 +679,32 @@ function transitionField(t: Parameters<Parameters<typeof builder.mutationFields>
   });
 }
 
-builder.mutationFields((t) => ({
-  createReturn: t.field({
-    type: CreateReturnPayload,
+/** returnCreate, and createReturn: its deprecated old name (`deprecationReason`). */
+function returnCreateField(
+  t: MutationFieldBuilder,
+  types: { input: typeof ReturnCreateInput; payload: typeof ReturnCreatePayload },
+  deprecationReason?: string,
+) {
+  return t.field({
+    type: types.payload,
     nullable: false,
-    description: 'Creates a return for some of an order\'s lines. With an idempotency key a repeat of the same request replays it.',
+    description:
+      "Creates a return (status OPEN) of some units of an order's lines, in one transaction with its first note, the store's return " +
+      'processing fee (when billing settings set one) and the return.created event; it goes to the location fulfilling the lines. With ' +
+      'an idempotencyKey, a repeat of the same request answers the return it made (replayed: true). Needs returns_write. Errors: ' +
+      'BAD_USER_INPUT for invalid input: not exactly one of orderId and externalOrderId, no items or more than 250, a line the order lacks ' +
+      'or names twice, a quantity below 1, a text over 255 characters, a blank required address part (every issue in extensions.issues; ' +
+      'nothing written); NOT_FOUND for an unknown order; CONFLICT when a quantity exceeds what was ordered less what live returns claim, ' +
+      'or when the idempotency key was used with a different request.',
+    deprecationReason,
     authScopes: { scope: 'returns_write' },
     args: {
-      input: t.arg({ type: CreateReturnInput, required: true }),
-      idempotencyKey: t.arg.string(),
+      input: t.arg({ type: types.input, required: true, description: 'The order, the lines and units to return, and the return\'s details' }),
+      idempotencyKey: t.arg.string({
+        description:
+          'Optional, 1 to 255 characters, per store (REST: the Idempotency-Key header): a repeat with the same key and the same request ' +
+          'answers the return already made; the same key with a different request is CONFLICT',
+      }),
     },
     resolve: async (_root, args, ctx, info) => {
       const { input } = args;
@@ -548,112 +724,214 @@ builder.mutationFields((t) => ({
       );
       return { return: await loadReturn(ctx, info, created.id, ['return']), replayed: created.replayed };
     },
-  }),
-  processReturn: transitionField(t, processReturn, 'Completes the return, recording refunds and store credit'),
-  flagReturn: transitionField(t, flagReturn, 'Flags the return for review'),
-  rejectReturn: transitionField(t, rejectReturn, 'Rejects the return; its items are released'),
-  resetReturn: transitionField(t, resetReturn, 'Back to OPEN with the items the return was created with, nothing refunded'),
-  processReturnItems: t.prismaField({
+  });
+}
+
+const RETURN_PROCESS =
+  `Completes the return (status COMPLETE): every item still on it with a REFUND or CREDIT outcome gets its refund amount, and the ` +
+  `return's total refund and store credit are recorded; records return.updated. Allowed from ${IN_PROGRESS}; COMPLETE is final but for ` +
+  `returnReset. ${RETURN_REF} Needs returns_write. Errors: ${REF_ERRORS}; ${NOT_ALLOWED}.`;
+const RETURN_FLAG =
+  `Flags the return for review (status FLAGGED) and records return.updated. Allowed from OPEN, IN_TRANSIT, DELIVERED, NEEDS_REVIEW or ` +
+  `IN_REVIEW. ${RETURN_REF} Needs returns_write. Errors: ${REF_ERRORS}; ${NOT_ALLOWED}.`;
+const RETURN_REJECT =
+  `Rejects the return (status REJECTED; the compatibility interface's close): its items no longer claim the order's units; records ` +
+  `return.updated. Allowed from ${IN_PROGRESS}; REJECTED is final but for returnReset. ${RETURN_REF} Needs returns_write. Errors: ` +
+  `${REF_ERRORS}; ${NOT_ALLOWED}.`;
+const RETURN_RESET =
+  `Resets the return (the compatibility interface's cancel): back to OPEN with the items it was created with, removed ones restored, ` +
+  `nothing refunded (refunds already made are not reversed); records return.updated. Allowed from any status but DELETED. ${RETURN_REF} ` +
+  `Needs returns_write. Errors: ${REF_ERRORS}; ${NOT_ALLOWED}, or when units it would claim again are meanwhile claimed by another return.`;
+const RETURN_DELETE =
+  `Deletes the return (status DELETED): no operation applies to it afterwards and its items no longer claim the order's units; records ` +
+  `return.updated. Allowed from any status but DELETED. ${RETURN_REF} Needs returns_write. Errors: ${REF_ERRORS}; ${NOT_ALLOWED}.`;
+
+/** returnItemsProcess, and processReturnItems: its deprecated old name (`deprecationReason`). */
+function returnItemsProcessField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.prismaField({
     type: 'Return',
     nullable: false,
-    description: 'Processes item by item: rejected items leave the return, the others complete with their refunds; rejecting all rejects the return',
+    description:
+      'Processes the return item by item: rejected items are taken off the return (their units released), the others complete with ' +
+      `their refunds as returnProcess completes them; rejecting every item rejects the return. Records return.updated. Allowed from ` +
+      `${IN_PROGRESS}. ${RETURN_REF} Needs returns_write. Errors: ${REF_INVALID}, or when an item is not on the return, is named twice ` +
+      `or is missing; ${REF_MISSING}; ${NOT_ALLOWED}.`,
+    deprecationReason,
     authScopes: { scope: 'returns_write' },
-    args: { ...returnRefArgs(t), items: t.arg({ type: [ProcessReturnItemInput], required: true }) },
+    args: {
+      ...returnRefArgs(t),
+      items: t.arg({
+        type: [ProcessReturnItemInput],
+        required: true,
+        description: 'One decision per item still on the return, each item exactly once',
+      }),
+    },
     resolve: async (query, _root, args, ctx) => {
       const decisions = args.items.map((item) => ({ itemId: String(item.itemId), reject: item.reject ?? false }));
       const id = await processReturnItems(ctx.prisma, storeIdOf(ctx), refOf(args), decisions);
       return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
     },
-  }),
-  deleteReturn: transitionField(t, deleteReturn, 'Deletes the return: no further operation, its items are released'),
-  setReturnStatus: t.prismaField({
+  });
+}
+
+/** returnStatusSet, and setReturnStatus: its deprecated old name (`deprecationReason`). */
+function returnStatusSetField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.prismaField({
     type: 'Return',
     nullable: false,
-    description: 'Sets a status by running the operation leading to it (the same state machine as the other mutations)',
+    description:
+      'Sets a status by running the operation leading to it, with its rules and its return.updated event: COMPLETE runs returnProcess, ' +
+      `OPEN returnReset, FLAGGED returnFlag, REJECTED returnReject, DELETED returnDelete. ${RETURN_REF} Needs returns_write. Errors: ` +
+      `${REF_ERRORS}; ${NOT_ALLOWED}.`,
+    deprecationReason,
     authScopes: { scope: 'returns_write' },
-    args: { ...returnRefArgs(t), status: t.arg({ type: SettableReturnStatus, required: true }) },
+    args: {
+      ...returnRefArgs(t),
+      status: t.arg({ type: SettableReturnStatus, required: true, description: 'The status to reach' }),
+    },
     resolve: async (query, _root, args, ctx) => {
       const id = await setReturnStatus(ctx.prisma, storeIdOf(ctx), refOf(args), args.status);
       return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
     },
-  }),
-  removeReturnItems: t.prismaField({
+  });
+}
+
+/** returnItemsRemove, and removeReturnItems: its deprecated old name (`deprecationReason`). */
+function returnItemsRemoveField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.prismaField({
     type: 'Return',
     nullable: false,
-    description: 'Removes items (refund or credit outcomes only) from the return; the last remaining item stays',
+    description:
+      'Takes items off the return (their units released) and records return.updated. Only items with a REFUND or CREDIT outcome can be ' +
+      `removed, and the last item still on the return stays. Allowed from ${IN_PROGRESS}. ${RETURN_REF} Needs returns_write. Errors: ` +
+      `${REF_INVALID}, or for an empty list or an id that is not an item of the return; ${REF_MISSING}; ${NOT_ALLOWED}, or for an ` +
+      'item already removed, one with another outcome, or the last one.',
+    deprecationReason,
     authScopes: { scope: 'returns_write' },
-    args: { ...returnRefArgs(t), lineItemIds: t.arg.idList({ required: true, description: 'ReturnItem ids' }) },
+    args: {
+      ...returnRefArgs(t),
+      lineItemIds: t.arg.idList({ required: true, description: 'ReturnItem ids (rli_) of the items to remove; at least one' }),
+    },
     resolve: async (query, _root, args, ctx) => {
       const id = await removeReturnItems(ctx.prisma, storeIdOf(ctx), refOf(args), args.lineItemIds.map(String));
       return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
     },
-  }),
-  addReturnNote: t.prismaField({
+  });
+}
+
+/** returnNoteAdd, and addReturnNote: its deprecated old name (`deprecationReason`). */
+function returnNoteAddField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.prismaField({
     type: 'ReturnNote',
     nullable: false,
-    description: 'Adds a note (1 to 255 characters) to the return',
+    description:
+      'Adds a note to the return and records return.updated; answers the note. Allowed in any status but DELETED. ' +
+      `${RETURN_REF} Needs returns_write. Errors: ${REF_INVALID}, or for content that is blank or over 255 characters; ${REF_MISSING}; ` +
+      `${NOT_ALLOWED}.`,
+    deprecationReason,
     authScopes: { scope: 'returns_write' },
-    args: { ...returnRefArgs(t), content: t.arg.string({ required: true }) },
+    args: { ...returnRefArgs(t), content: t.arg.string({ required: true, description: 'The note, 1 to 255 characters, not blank' }) },
     resolve: async (query, _root, args, ctx) => {
       const { noteId } = await addReturnNote(ctx.prisma, storeIdOf(ctx), refOf(args), args.content);
       return ctx.reads.returnNote.findUniqueOrThrow({ ...query, where: { id: noteId } });
     },
-  }),
-}));
+  });
+}
 
-builder.mutationFields((t) => ({
-  setReturnTags: t.prismaField({
+/** returnTagsSet, and setReturnTags: its deprecated old name (`deprecationReason`). */
+function returnTagsSetField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.prismaField({
     type: 'Return',
     nullable: false,
-    description: 'Replaces the tags of the return; each must be a return tag the store defines',
+    description:
+      'Replaces the tags of the return, in any status, and records return.updated; each tag must be a return tag the store defines ' +
+      `(returnTagUpsert). ${RETURN_REF} Needs returns_write. Errors: ${REF_INVALID}, or for more than 50 tags or a tag the store does ` +
+      `not define (nothing written); ${REF_MISSING}.`,
+    deprecationReason,
     authScopes: { scope: 'returns_write' },
-    args: { ...returnRefArgs(t), tags: t.arg.stringList({ required: true }) },
+    args: {
+      ...returnRefArgs(t),
+      tags: t.arg.stringList({ required: true, description: "The return's tags from now on: at most 50 names (a repeated name counts once); [] removes all" }),
+    },
     resolve: async (query, _root, args, ctx) => {
       const id = await setReturnTags(ctx.prisma, storeIdOf(ctx), refOf(args), args.tags);
       return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
     },
-  }),
+  });
+}
+
+builder.mutationFields((t) => ({
+  returnCreate: returnCreateField(t, { input: ReturnCreateInput, payload: ReturnCreatePayload }),
+  createReturn: returnCreateField(t, { input: CreateReturnInput, payload: CreateReturnPayload }, 'Use returnCreate'),
+  returnProcess: transitionField(t, processReturn, RETURN_PROCESS),
+  processReturn: transitionField(t, processReturn, RETURN_PROCESS, 'Use returnProcess'),
+  returnFlag: transitionField(t, flagReturn, RETURN_FLAG),
+  flagReturn: transitionField(t, flagReturn, RETURN_FLAG, 'Use returnFlag'),
+  returnReject: transitionField(t, rejectReturn, RETURN_REJECT),
+  rejectReturn: transitionField(t, rejectReturn, RETURN_REJECT, 'Use returnReject'),
+  returnReset: transitionField(t, resetReturn, RETURN_RESET),
+  resetReturn: transitionField(t, resetReturn, RETURN_RESET, 'Use returnReset'),
+  returnItemsProcess: returnItemsProcessField(t),
+  processReturnItems: returnItemsProcessField(t, 'Use returnItemsProcess'),
+  returnDelete: transitionField(t, deleteReturn, RETURN_DELETE),
+  deleteReturn: transitionField(t, deleteReturn, RETURN_DELETE, 'Use returnDelete'),
+  returnStatusSet: returnStatusSetField(t),
+  setReturnStatus: returnStatusSetField(t, 'Use returnStatusSet'),
+  returnItemsRemove: returnItemsRemoveField(t),
+  removeReturnItems: returnItemsRemoveField(t, 'Use returnItemsRemove'),
+  returnNoteAdd: returnNoteAddField(t),
+  addReturnNote: returnNoteAddField(t, 'Use returnNoteAdd'),
+  returnTagsSet: returnTagsSetField(t),
+  setReturnTags: returnTagsSetField(t, 'Use returnTagsSet'),
 }));
 
 // ---------------------------------------------------------------- imported returns
 
 const ImportedReturnItemInput = builder.inputType('ImportedReturnItemInput', {
+  description: "Units of one of the store's products on an imported return; texts up to 255 characters unless stated otherwise",
   fields: (t) => ({
-    productId: t.id({ required: true, description: 'Our product id (prd_), as bulkUpsertProductFamilies answers it' }),
-    quantity: t.int({ required: true }),
+    productId: t.id({ required: true, description: 'Our product id (prd_), as productFamiliesBulkUpsert answers it; an unknown product fails this return' }),
+    quantity: t.int({ required: true, description: 'Units returned, at least 1' }),
     sku: t.string({ description: "The product's SKU when omitted" }),
     barcode: t.string({ description: "The product's UPC or first barcode when omitted" }),
-    productTitle: t.string({ description: "The product's title when omitted" }),
-    variantTitle: t.string(),
-    reason: t.string(),
-    condition: t.string(),
+    productTitle: t.string({ description: "The product's title when omitted; up to 1000 characters" }),
+    variantTitle: t.string({ description: 'Title of the variant, up to 1000 characters; kept as ReturnItem.variantTitle' }),
+    reason: t.string({ description: "The customer's reason for returning" }),
+    condition: t.string({ description: "The item's condition as the importing system states it; kept as ReturnItem.condition" }),
   }),
 });
 
 const ImportedReturnAddressInput = builder.inputType('ImportedReturnAddressInput', {
+  description: 'A postal address of an imported return; texts up to 255 characters unless stated otherwise',
   fields: (t) => ({
-    name: t.string(),
-    line1: t.string({ required: true }),
-    line2: t.string(),
-    city: t.string({ required: true }),
-    state: t.string(),
-    postalCode: t.string(),
+    name: t.string({ description: 'Name of the person or business at the address' }),
+    line1: t.string({ required: true, description: 'First street line; must not be blank' }),
+    line2: t.string({ description: 'Second street line (apartment, suite ...)' }),
+    city: t.string({ required: true, description: 'City or town; must not be blank' }),
+    state: t.string({ description: 'State or province' }),
+    postalCode: t.string({ description: 'Postal or ZIP code, up to 32 characters' }),
     country: t.string({ required: true, description: 'ISO 3166-1 alpha-2' }),
-    phone: t.string(),
+    phone: t.string({ description: 'Phone number, up to 32 characters' }),
   }),
 });
 
 const ImportedReturnCustomerInput = builder.inputType('ImportedReturnCustomerInput', {
-  fields: (t) => ({ firstName: t.string(), lastName: t.string(), email: t.string() }),
+  description: 'The customer an imported return names; each part up to 255 characters',
+  fields: (t) => ({
+    firstName: t.string({ description: 'Becomes Return.customerFirstName' }),
+    lastName: t.string({ description: 'Becomes Return.customerLastName' }),
+    email: t.string({ description: 'A valid e-mail address, stored lower case as Return.customerEmail' }),
+  }),
 });
 
 const ImportReturnInput = builder.inputType('ImportReturnInput', {
+  description: 'One return created outside this service, without an order; a problem with it fails only this return (see ImportedReturnResult.error)',
   fields: (t) => ({
-    items: t.field({ type: [ImportedReturnItemInput], required: true, description: 'At least one' }),
-    customer: t.field({ type: ImportedReturnCustomerInput }),
+    items: t.field({ type: [ImportedReturnItemInput], required: true, description: 'At least one and at most 250' }),
+    customer: t.field({ type: ImportedReturnCustomerInput, description: 'The customer returning the items' }),
     externalReferenceId: t.string({ description: "The merchant's own return/RMA id" }),
-    trackingNumber: t.string(),
-    carrier: t.string(),
+    trackingNumber: t.string({ description: 'Tracking number of the return shipment, up to 255 characters' }),
+    carrier: t.string({ description: 'Carrier of the return shipment, up to 255 characters' }),
     notes: t.string({ description: "The return's first note" }),
     idempotencyKey: t.string({ description: 'A retry with the same key answers the return already made' }),
     currency: t.string({ description: 'ISO 4217; USD when omitted' }),
@@ -665,39 +943,59 @@ const ImportReturnInput = builder.inputType('ImportReturnInput', {
 const ImportedReturnResult = builder.objectRef<ImportedReturnResult>('ImportedReturnResult').implement({
   description: 'What became of one imported return, in the request order',
   fields: (t) => ({
-    returnId: t.id({ nullable: true, resolve: (r) => (r.status === 'created' ? r.returnId : null) }),
+    returnId: t.id({
+      nullable: true,
+      description: 'svc_id of the return made (or of the one an earlier import with the same idempotency key made); null when this return failed',
+      resolve: (r) => (r.status === 'created' ? r.returnId : null),
+    }),
     replayed: t.boolean({ nullable: false, description: 'True when the idempotency key answered an earlier import', resolve: (r) => r.status === 'created' && r.replayed }),
-    error: t.string({ nullable: true, resolve: (r) => (r.status === 'error' ? r.error : null) }),
+    error: t.string({
+      nullable: true,
+      description: 'Why this return was not imported (an invalid value, an unknown product, an idempotency key used with another request); null on success',
+      resolve: (r) => (r.status === 'error' ? r.error : null),
+    }),
   }),
 });
 
-builder.mutationField('importReturns', (t) =>
-  t.field({
+/** returnsImport, and importReturns: its deprecated old name (`deprecationReason`). */
+function returnsImportField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.field({
     type: [ImportedReturnResult],
     nullable: false,
     description:
-      'Imports up to 100 returns created outside (no order; items name products), each in its own transaction with its own result; ' +
-      'each emits return.created',
+      'Imports 1 to 100 returns created outside the service (a warehouse scan, an ERP ...): no order, items naming products of the store. ' +
+      'Each is created (status OPEN, with the return.created event) in its own transaction with its own result, in request order, so a ' +
+      'refused one (its error: invalid values, an unknown product) leaves the others; its idempotencyKey makes a retry answer the return ' +
+      'already made (replayed). Needs returns_write. Errors: BAD_USER_INPUT when the list holds fewer than 1 or more than 100 returns.',
+    deprecationReason,
     authScopes: { scope: 'returns_write' },
-    args: { returns: t.arg({ type: [ImportReturnInput], required: true }) },
+    args: {
+      returns: t.arg({ type: [ImportReturnInput], required: true, description: '1 to 100 returns, each with 1 to 250 items' }),
+    },
     resolve: (_root, args, ctx) =>
       importReturns(
         ctx.prisma,
         storeIdOf(ctx),
         args.returns.map((input) => ({ ...input, items: input.items.map((item) => ({ ...item, productId: String(item.productId) })) })),
       ),
-  }),
-);
+  });
+}
+
+builder.mutationField('returnsImport', (t) => returnsImportField(t));
+builder.mutationField('importReturns', (t) => returnsImportField(t, 'Use returnsImport'));
 
 // ---------------------------------------------------------------- return tags
 
 export const ReturnTag = builder.prismaObject('ReturnTag', {
   description: 'A return tag the store defines; returns name it in `tags`',
   fields: (t) => ({
-    name: t.exposeString('name', { nullable: false }),
+    name: t.exposeString('name', { nullable: false, description: 'The tag, 1 to 100 characters and unique in the store; Return.tags and returnTagsSet name it' }),
     pillTheme: t.exposeString('pillTheme', { nullable: false, description: 'One of the reference pill themes (NORMAL, PRIMARY, SUCCESS ...)' }),
     source: t.exposeString('source', { nullable: false, description: 'merchant: made through the API' }),
-    numericId: t.exposeInt('numericId', { nullable: false }),
+    numericId: t.exposeInt('numericId', {
+      nullable: false,
+      description: 'Numeric id, unique across the service; return_tag.updated events name the tag as `<storeId>:<numericId>`',
+    }),
   }),
 });
 
@@ -705,32 +1003,59 @@ builder.queryFields((t) => ({
   returnTags: t.prismaField({
     type: ['ReturnTag'],
     nullable: false,
-    description: 'Every return tag of the store, by name',
+    description: 'Every return tag the store defines, sorted by name. Needs returns_read.',
     authScopes: { scope: 'returns_read' },
     resolve: (query, _root, _args, ctx) => ctx.reads.returnTag.findMany({ ...query, where: { storeId: storeIdOf(ctx) }, orderBy: { name: 'asc' } }),
   }),
 }));
 
-builder.mutationFields((t) => ({
-  upsertReturnTag: t.prismaField({
+const TAG_NAME_RULE = '1 to 100 characters';
+
+/** returnTagUpsert, and upsertReturnTag: its deprecated old name (`deprecationReason`). */
+function returnTagUpsertField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.prismaField({
     type: 'ReturnTag',
     nullable: false,
-    description: 'Creates a tag, changes its theme, or renames it (newName); a rename rewrites every return naming the tag',
+    description:
+      "Creates the store's return tag `name`, or changes its pill theme; with a newName, renames it and rewrites every return of the " +
+      'store naming it. Records return_tag.updated, in one transaction with the change. Needs returns_write. Errors: BAD_USER_INPUT for a ' +
+      'name or newName that is blank or over 100 characters, or an unknown pillTheme; NOT_FOUND when renaming a tag the store does not ' +
+      'have; CONFLICT when newName is another tag already.',
+    deprecationReason,
     authScopes: { scope: 'returns_write' },
-    args: { name: t.arg.string({ required: true }), pillTheme: t.arg.string({ required: true }), newName: t.arg.string() },
+    args: {
+      name: t.arg.string({ required: true, description: `The tag, ${TAG_NAME_RULE}; created when the store does not have it (unless renaming)` }),
+      pillTheme: t.arg.string({ required: true, description: `How the tag is shown, one of: ${PILL_THEMES.join(', ')}` }),
+      newName: t.arg.string({ description: `Renames the tag (and every return naming it) when given and different from name; ${TAG_NAME_RULE}` }),
+    },
     resolve: async (query, _root, args, ctx) => {
       const tag = await upsertReturnTag(ctx.prisma, storeIdOf(ctx), args);
       return ctx.reads.returnTag.findUniqueOrThrow({ ...query, where: { storeId_name: { storeId: tag.storeId, name: tag.name } } });
     },
-  }),
-  deleteReturnTag: t.boolean({
+  });
+}
+
+/** returnTagDelete, and deleteReturnTag: its deprecated old name (`deprecationReason`). */
+function returnTagDeleteField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.boolean({
     nullable: false,
-    description: 'Deletes the tag and strips it from every return naming it',
+    description:
+      "Deletes the store's return tag and strips it from every return naming it; records return_tag.updated, in one transaction; " +
+      'answers true. Needs returns_write. Errors: NOT_FOUND for a tag the store does not have; BAD_USER_INPUT for a name that is blank ' +
+      'or over 100 characters.',
+    deprecationReason,
     authScopes: { scope: 'returns_write' },
-    args: { name: t.arg.string({ required: true }) },
+    args: { name: t.arg.string({ required: true, description: 'The tag to delete' }) },
     resolve: async (_root, args, ctx) => {
       await deleteReturnTag(ctx.prisma, storeIdOf(ctx), args.name);
       return true;
     },
-  }),
+  });
+}
+
+builder.mutationFields((t) => ({
+  returnTagUpsert: returnTagUpsertField(t),
+  upsertReturnTag: returnTagUpsertField(t, 'Use returnTagUpsert'),
+  returnTagDelete: returnTagDeleteField(t),
+  deleteReturnTag: returnTagDeleteField(t, 'Use returnTagDelete'),
 }));

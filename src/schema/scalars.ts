@@ -32,13 +32,15 @@ function parseDate(value: unknown): Date {
 }
 
 builder.scalarType('DateTime', {
-  description: 'ISO 8601 date-time in UTC, e.g. 2026-11-22T10:00:00.000Z',
+  description:
+    'ISO 8601 date-time. Answered in UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z; taken with a required time zone (Z or ±hh:mm), ' +
+    'else BAD_USER_INPUT.',
   serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)),
   parseValue: parseDateTime,
 });
 
 builder.scalarType('Date', {
-  description: 'Calendar date, YYYY-MM-DD',
+  description: 'Calendar date in ISO 8601 form YYYY-MM-DD, e.g. 2026-11-22; a day that does not exist (2026-02-30) gives BAD_USER_INPUT.',
   // A date column reads as the ISO 8601 instant of its midnight (UTC), from Prisma or from `reads`.
   serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)).slice(0, 10),
   parseValue: parseDate,
@@ -47,7 +49,9 @@ builder.scalarType('Date', {
 const DECIMAL = /^-?\d{1,15}(\.\d{1,4})?$/;
 
 builder.scalarType('Decimal', {
-  description: 'Exact decimal amount as a string, e.g. "12.50"',
+  description:
+    'Exact decimal number as a string, e.g. "12.50", never binary floating point. Taken as a string or number of at most 15 integer digits ' +
+    'and 4 decimal places, optionally negative (a field may allow less), else BAD_USER_INPUT.',
   serialize: (value) => (typeof value === 'string' ? value : value.toFixed()),
   parseValue: (value) => {
     const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
@@ -78,7 +82,7 @@ function literalToJson(node: ValueNode): unknown {
 }
 
 builder.scalarType('JSON', {
-  description: 'Any JSON value',
+  description: 'Any JSON value: object, array, string, number, boolean or null; the field using it says what shape it holds.',
   serialize: (value) => value,
   parseValue: (value) => value,
   parseLiteral: literalToJson,
@@ -96,8 +100,13 @@ export function money(amount: DecimalValue | string | null | undefined, currency
 }
 
 export const Money = builder.objectRef<MoneyShape>('Money').implement({
+  description: 'An exact amount of money in one currency (spec 2.8).',
   fields: (t) => ({
-    amount: t.expose('amount', { type: 'Decimal', nullable: false }),
-    currency: t.exposeString('currency', { nullable: false, description: 'ISO 4217 code' }),
+    amount: t.expose('amount', {
+      type: 'Decimal',
+      nullable: false,
+      description: 'Decimal amount in `currency`, not minor units, with at least the currency\'s decimal digits, e.g. "12.50" for USD or "1200" for JPY.',
+    }),
+    currency: t.exposeString('currency', { nullable: false, description: 'ISO 4217 currency code, e.g. "USD"' }),
   }),
 });

@@ -10,6 +10,7 @@ import type { BuilderTypes } from './node.ts';
 import { toPlain, type Plain } from '../db/reads/plain.ts';
 
 export const UserErrorCode = builder.enumType('UserErrorCode', {
+  description: 'Kind of a refusal in `userErrors`; the same refusal as a GraphQL error has code BAD_USER_INPUT, NOT_FOUND, CONFLICT or UNPROCESSABLE.',
   values: {
     INVALID: { description: 'The input breaks a rule; `field` names it' },
     NOT_FOUND: { description: 'A named record does not exist or is not visible to the caller' },
@@ -29,9 +30,9 @@ export interface UserErrorShape {
 export const UserError = builder.objectRef<UserErrorShape>('UserError').implement({
   description: 'Why a mutation was refused; nothing was written',
   fields: (t) => ({
-    code: t.field({ nullable: false, type: UserErrorCode, resolve: (e) => e.code }),
+    code: t.field({ nullable: false, type: UserErrorCode, description: 'The kind of refusal, for a program to act on', resolve: (e) => e.code }),
     field: t.exposeStringList('field', { nullable: true, description: 'Path of the input field, e.g. ["input", "items", "0", "quantity"]' }),
-    message: t.exposeString('message', { nullable: false }),
+    message: t.exposeString('message', { nullable: false, description: 'What is wrong, in English, fit to show to the person who gave the input' }),
   }),
 });
 
@@ -74,11 +75,27 @@ export async function withUserErrors<T>(call: MutationCall, run: () => Promise<T
 }
 
 /** A mutation payload: the changed object under `field` (null when refused) and the user errors. */
-export function payloadType(name: string, field: string, type: ObjectRef<BuilderTypes, object>) {
+export function payloadType(
+  name: string,
+  field: string,
+  type: ObjectRef<BuilderTypes, object>,
+  descriptions: { type?: string; field?: string } = {},
+) {
   return builder.objectRef<{ result: object | null; userErrors: UserErrorShape[] }>(name).implement({
+    description: descriptions.type ?? `Outcome of a mutation: \`${field}\` when it succeeded, else \`userErrors\` saying why nothing was written.`,
     fields: (t) => ({
-      [field]: t.field({ type, nullable: true, resolve: (payload) => payload.result }),
-      userErrors: t.field({ nullable: false, type: [UserError], resolve: (payload) => payload.userErrors }),
+      [field]: t.field({
+        type,
+        nullable: true,
+        description: descriptions.field ?? `The ${type.name} as the mutation left it; null when the mutation was refused.`,
+        resolve: (payload) => payload.result,
+      }),
+      userErrors: t.field({
+        nullable: false,
+        type: [UserError],
+        description: 'Why the mutation was refused (nothing was written); empty when it succeeded',
+        resolve: (payload) => payload.userErrors,
+      }),
     }),
   });
 }

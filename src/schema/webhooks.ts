@@ -17,6 +17,7 @@ import {
 import { builder } from './builder.ts';
 import { storeIdOf, hasAnyScope } from './context.ts';
 import { keysetConnection } from './keyset.ts';
+import type { MutationFieldBuilder } from './node.ts';
 import { toPlain } from '../db/reads/plain.ts';
 
 // Writers get the subscription they wrote back; readers see every subscription.
@@ -25,10 +26,15 @@ const WEBHOOK_AUDIENCE: readonly Scope[] = ['webhooks_read', 'webhooks_write'];
 const DELIVERY_ORDER = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
 
 export const WebhookDeliveryStatus = builder.enumType('WebhookDeliveryStatus', {
+  description:
+    'State of one delivery. PENDING until the subscriber answers 2xx (DELIVERED) or the 8th attempt fails (DISCARDED); ' +
+    'failures (non-2xx, redirects, 10 s timeout, connection errors) are retried after 1 s, 2 s, 4 s ... at most 5 min.',
   values: {
     PENDING: { description: 'Waiting for its first attempt, a retry, or an earlier event of its subject' },
     DELIVERED: { description: 'The subscriber answered 2xx' },
-    DISCARDED: { description: 'Every attempt failed; no more attempts are made' },
+    DISCARDED: {
+      description: 'Given up: all 8 attempts failed, or the return a REDO or LOOP payload shows no longer exists; no more attempts are made',
+    },
   } as const,
 });
 
@@ -46,57 +52,75 @@ builder.prismaObject('Event', {
   description: 'A change the service announced; the body of every delivery of it',
   fields: (t) => ({
     id: t.exposeID('id', { nullable: false, description: 'Sent as the Webhook-Id header; the same on every retry' }),
-    topic: t.exposeString('topic', { nullable: false }),
+    topic: t.exposeString('topic', {
+      nullable: false,
+      description: 'What happened: one of the topics webhookTopics lists, or return.backfill for a return a return webhook backfill announced',
+    }),
     subjectId: t.exposeString('subjectId', { nullable: false, description: 'The record the event is about' }),
-    data: t.expose('data', { type: 'JSON', nullable: true, description: 'The subject as it was after the change' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', nullable: false }),
+    data: t.expose('data', {
+      type: 'JSON',
+      nullable: true,
+      description: "What the event records about the change, shaped by its topic; the `data` of a NATIVE delivery's body",
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', nullable: false, description: 'When the event was recorded, in the same transaction as its change (for return.backfill: when the backfill ran)' }),
   }),
 });
 
 builder.prismaObject('DeliveryAttempt', {
   name: 'WebhookDeliveryAttempt',
+  description: 'One POST of a delivery to the subscriber and its outcome',
   fields: (t) => ({
     attemptNumber: t.exposeInt('attemptNumber', { nullable: false, description: 'From 1' }),
-    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: false }),
-    durationMs: t.exposeInt('durationMs', { nullable: false }),
+    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: false, description: 'When the attempt started' }),
+    durationMs: t.exposeInt('durationMs', { nullable: false, description: 'How long the attempt took, in milliseconds (0 when no request was sent)' }),
     responseStatus: t.exposeInt('responseStatus', { nullable: true, description: 'Null when no response came (refused, timeout, connection error)' }),
     error: t.exposeString('error', { nullable: true, description: 'Why the attempt failed; null on success' }),
   }),
 });
 
 export const WebhookDelivery = builder.prismaObject('WebhookDelivery', {
-  description: 'One event for one subscription',
+  description: 'One event for one subscription; deliveries of one subject are made in the order of their events',
   fields: (t) => ({
-    id: t.exposeID('id', { nullable: false }),
-    event: t.relation('event', { nullable: false }),
-    status: t.expose('status', { type: WebhookDeliveryStatus, nullable: false }),
-    attemptCount: t.exposeInt('attemptCount', { nullable: false }),
+    id: t.exposeID('id', { nullable: false, description: 'Our delivery id (dlv_)' }),
+    event: t.relation('event', { nullable: false, description: 'The event delivered' }),
+    status: t.expose('status', { type: WebhookDeliveryStatus, nullable: false, description: 'Where the delivery stands' }),
+    attemptCount: t.exposeInt('attemptCount', { nullable: false, description: 'Attempts made so far, 0 to 8' }),
     nextAttemptAt: t.field({
       type: 'DateTime',
       nullable: true,
       description: 'When the next attempt is due; null once delivered or discarded',
       resolve: (d) => (d.status === 'PENDING' ? d.nextAttemptAt : null),
     }),
-    lastError: t.exposeString('lastError', { nullable: true }),
+    lastError: t.exposeString('lastError', { nullable: true, description: 'Why the latest attempt failed (e.g. `HTTP 500: ...`, `timed out after 10000 ms`); null before any attempt and after a success' }),
     completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true, description: 'When it was delivered or discarded' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', nullable: false }),
-    attempts: t.relation('attempts', { nullable: false, query: { orderBy: { attemptNumber: 'asc' } } }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', nullable: false, description: 'When the delivery was queued' }),
+    attempts: t.relation('attempts', { nullable: false, description: 'Every attempt made, in order', query: { orderBy: { attemptNumber: 'asc' } } }),
   }),
 });
 
 const WebhookDeliveryConnection = builder.connectionObject({ type: WebhookDelivery, name: 'WebhookDeliveryConnection' });
 
 export const WebhookSubscription = builder.prismaNode('WebhookSubscription', {
-  id: { field: 'id' },
+  id: { field: 'id', description: 'Our subscription id (whk_)' },
   nullable: true,
+  description:
+    "A URL that receives the store's events of some topics as webhook deliveries. " +
+    "Readable with webhooks_read or webhooks_write; another store's subscription is never found.",
   // node(id:) sees only the caller's store: another store's subscription is simply not found.
   findUnique: (id, ctx) => ({ id, storeId: storeIdOf(ctx) }),
   authScopes: (_subscription, ctx) => hasAnyScope(ctx, WEBHOOK_AUDIENCE),
   fields: (t) => ({
-    url: t.exposeString('url', { nullable: false }),
-    topics: t.exposeStringList('topics', { nullable: false }),
+    url: t.exposeString('url', { nullable: false, description: 'Where deliveries are POSTed (https, or http to loopback where allowed)' }),
+    topics: t.exposeStringList('topics', {
+      nullable: false,
+      description: 'Topics whose events it receives (see webhookTopics); a return webhook has return.created and return.updated',
+    }),
     enabled: t.exposeBoolean('enabled', { nullable: false, description: 'A disabled subscription gets no new events; its pending deliveries wait' }),
-    payload: t.expose('payload', { type: WebhookPayload, nullable: false }),
+    payload: t.expose('payload', {
+      type: WebhookPayload,
+      nullable: false,
+      description: 'How delivery bodies are shaped: NATIVE unless saved as a return webhook (REDO or LOOP)',
+    }),
     externalId: t.exposeString('externalId', { nullable: true, description: "The merchant's own key for a return webhook" }),
     hasSecret: t.boolean({
       nullable: false,
@@ -104,16 +128,16 @@ export const WebhookSubscription = builder.prismaNode('WebhookSubscription', {
       select: { secret: true },
       resolve: (s) => s.secret !== null,
     }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', nullable: false }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime', nullable: false }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', nullable: false, description: 'When the subscription was created' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', nullable: false, description: 'When the subscription last changed' }),
     deliveries: t.relatedConnection(
       'deliveries',
       {
         cursor: 'id',
         nullable: false,
-        description: 'Deliveries to this subscription, newest first',
+        description: 'Deliveries to this subscription, newest first; finished ones are kept for WEBHOOK_RETENTION_DAYS (30 by default). Needs webhooks_read.',
         authScopes: { scope: 'webhooks_read' },
-        args: { status: t.arg({ type: WebhookDeliveryStatus, required: false }) },
+        args: { status: t.arg({ type: WebhookDeliveryStatus, required: false, description: 'Only deliveries in this state; all when omitted' }) },
         query: (args) => ({ where: args.status ? { status: args.status } : {}, orderBy: DELIVERY_ORDER }),
       },
       WebhookDeliveryConnection,
@@ -121,42 +145,107 @@ export const WebhookSubscription = builder.prismaNode('WebhookSubscription', {
   }),
 });
 
-const CreateWebhookSubscriptionInput = builder.inputType('CreateWebhookSubscriptionInput', {
-  fields: (t) => ({
-    url: t.string({ required: true, description: 'https; plain http only to loopback when the service allows loopback' }),
-    secret: t.string({ required: false, description: 'Sent as `Authorization: Bearer <secret>`; never returned' }),
-    topics: t.stringList({ required: true, description: `At least one of: ${TOPICS.join(', ')}` }),
-    enabled: t.boolean({ required: false, description: 'Default true' }),
-  }),
+const URL_RULE =
+  'https, at most 2048 characters, resolving to public addresses only (plain http only to a loopback address, and only when the ' +
+  'service runs with WEBHOOKS_ALLOW_LOOPBACK=true)';
+const SECRET_RULE = '1 to 512 visible ASCII characters without spaces, sent as `Authorization: Bearer <secret>` with every delivery; never returned';
+
+/** The input of webhookSubscriptionCreate, under its name and under the deprecated createWebhookSubscription's one. */
+function webhookSubscriptionCreateInput(name: string, description: string) {
+  return builder.inputType(name, {
+    description,
+    fields: (t) => ({
+      url: t.string({ required: true, description: `Where deliveries are POSTed: ${URL_RULE}` }),
+      secret: t.string({ required: false, description: `${SECRET_RULE}. Without one, deliveries carry no Authorization header` }),
+      topics: t.stringList({ required: true, description: `At least one of: ${TOPICS.join(', ')}; a repeated topic counts once` }),
+      enabled: t.boolean({ required: false, description: 'Default true; a disabled subscription gets no new events' }),
+    }),
+  });
+}
+
+const WebhookSubscriptionCreateInput = webhookSubscriptionCreateInput('WebhookSubscriptionCreateInput', 'A URL and the topics whose events are delivered to it');
+const CreateWebhookSubscriptionInput = webhookSubscriptionCreateInput(
+  'CreateWebhookSubscriptionInput',
+  'Input of the deprecated createWebhookSubscription; use webhookSubscriptionCreate with WebhookSubscriptionCreateInput (the same fields)',
+);
+
+/** The input of webhookSubscriptionUpdate, under its name and under the deprecated updateWebhookSubscription's one. */
+function webhookSubscriptionUpdateInput(name: string, description: string) {
+  return builder.inputType(name, {
+    description,
+    fields: (t) => ({
+      url: t.string({ required: false, description: `A new address: ${URL_RULE}. Pending deliveries go there. Absent or null: unchanged` }),
+      secret: t.string({ required: false, description: `A new secret: ${SECRET_RULE}. Absent: unchanged; null removes the secret` }),
+      topics: t.stringList({ required: false, description: `Replaces the topics: at least one of ${TOPICS.join(', ')}. Absent or null: unchanged` }),
+      enabled: t.boolean({
+        required: false,
+        description: "false stops new events reaching the subscription (its pending deliveries wait); true resumes. Absent or null: unchanged",
+      }),
+      externalId: t.string({
+        required: false,
+        description: "The merchant's own key of the webhook, 1 to 255 characters, unique among the store's webhooks. Absent: unchanged; null removes it",
+      }),
+    }),
+  });
+}
+
+const WebhookSubscriptionUpdateInput = webhookSubscriptionUpdateInput(
+  'WebhookSubscriptionUpdateInput',
+  'The fields of a subscription to change: absent fields stay as they are; `secret: null` and `externalId: null` remove those',
+);
+const UpdateWebhookSubscriptionInput = webhookSubscriptionUpdateInput(
+  'UpdateWebhookSubscriptionInput',
+  'Input of the deprecated updateWebhookSubscription; use webhookSubscriptionUpdate with WebhookSubscriptionUpdateInput (the same fields)',
+);
+
+const ReturnWebhookPayload = builder.enumType('ReturnWebhookPayload', {
+  description: 'How the body of each delivery of a return webhook is shaped; the return is read as it is when the delivery is made',
+  values: {
+    REDO: { description: "The v2.2 reference document's `webhooks.return` event: `{type, at, merchantName, return, order}`" },
+    LOOP: { description: "The warehouse platform's return webhook: `{topic: \"return\", trigger, ...}`" },
+  } as const,
 });
 
-const UpdateWebhookSubscriptionInput = builder.inputType('UpdateWebhookSubscriptionInput', {
-  description: 'Absent fields stay as they are; `secret: null` removes the secret',
-  fields: (t) => ({
-    url: t.string({ required: false }),
-    secret: t.string({ required: false }),
-    topics: t.stringList({ required: false }),
-    enabled: t.boolean({ required: false }),
-    externalId: t.string({ required: false, description: '`null` removes it' }),
-  }),
-});
+/** The input of returnWebhookSave, under its name and under the deprecated saveReturnWebhook's one. */
+function returnWebhookSaveInput(name: string, description: string) {
+  return builder.inputType(name, {
+    description,
+    fields: (t) => ({
+      url: t.string({ required: true, description: `Where deliveries are POSTed: ${URL_RULE}` }),
+      secret: t.string({ required: false, description: `${SECRET_RULE}. Without one (also on an update), deliveries carry no Authorization header` }),
+      payload: t.field({
+        type: ReturnWebhookPayload,
+        required: true,
+        description: "How each delivery's body is shaped: REDO the v2.2 reference document's return event, LOOP the warehouse platform's return webhook",
+      }),
+      externalId: t.string({
+        required: false,
+        description: "The merchant's own key, 1 to 255 characters: the store's webhook with this externalId is updated instead of a new one created",
+      }),
+      backfill: t.boolean({
+        required: false,
+        description: 'Also announce every return that exists now (one return.backfill event each, oldest first), to this webhook only. Default false',
+      }),
+    }),
+  });
+}
 
-const ReturnWebhookPayload = builder.enumType('ReturnWebhookPayload', { values: ['REDO', 'LOOP'] as const });
-
-const SaveReturnWebhookInput = builder.inputType('SaveReturnWebhookInput', {
-  description: `A webhook of every return event (${RETURN_WEBHOOK_TOPICS.join(', ')}), shaped as \`payload\` says`,
-  fields: (t) => ({
-    url: t.string({ required: true, description: 'https; plain http only to loopback when the service allows loopback' }),
-    secret: t.string({ required: false, description: 'Sent as `Authorization: Bearer <secret>`; never returned' }),
-    payload: t.field({ type: ReturnWebhookPayload, required: true }),
-    externalId: t.string({ required: false, description: 'The store\'s webhook with this externalId is updated instead of a new one created' }),
-    backfill: t.boolean({ required: false, description: 'Also announce every return that exists now, to this webhook only' }),
-  }),
-});
+const RETURN_WEBHOOK = `A webhook of every return event (${RETURN_WEBHOOK_TOPICS.join(', ')}), shaped as \`payload\` says`;
+const ReturnWebhookSaveInput = returnWebhookSaveInput('ReturnWebhookSaveInput', RETURN_WEBHOOK);
+const SaveReturnWebhookInput = returnWebhookSaveInput(
+  'SaveReturnWebhookInput',
+  'Input of the deprecated saveReturnWebhook; use returnWebhookSave with ReturnWebhookSaveInput (the same fields)',
+);
 
 const SavedReturnWebhook = builder.objectRef<{ subscription: WebhookSubscriptionRow; created: boolean }>('SavedReturnWebhook').implement({
+  description: 'The return webhook as saved, and whether it was new',
   fields: (t) => ({
-    subscription: t.field({ type: WebhookSubscription, nullable: false, resolve: (saved) => toPlain(saved.subscription) }),
+    subscription: t.field({
+      type: WebhookSubscription,
+      nullable: false,
+      description: 'The subscription behind the return webhook (topics return.created and return.updated)',
+      resolve: (saved) => toPlain(saved.subscription),
+    }),
     created: t.exposeBoolean('created', { nullable: false, description: 'False when the webhook with this externalId was updated' }),
   }),
 });
@@ -164,16 +253,16 @@ const SavedReturnWebhook = builder.objectRef<{ subscription: WebhookSubscription
 builder.queryFields((t) => ({
   webhookTopics: t.stringList({
     nullable: false,
-    description: 'Every topic a subscription can name',
+    description: 'Every topic a subscription can name. Open to any authenticated API client, whatever its scopes.',
     authScopes: { authenticated: true },
     resolve: () => [...TOPICS],
   }),
   webhookSubscription: t.prismaField({
     type: 'WebhookSubscription',
     nullable: true,
-    description: 'Null when the store has no subscription with this id',
+    description: 'A webhook subscription of the store by id; null when the store has none with it. Needs webhooks_read.',
     authScopes: { scope: 'webhooks_read' },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'Our subscription id (whk_)' }) },
     resolve: (query, _root, args, ctx) =>
       ctx.reads.webhookSubscription.findFirst({ ...query, where: { id: String(args.id), storeId: storeIdOf(ctx) } }),
   }),
@@ -181,10 +270,10 @@ builder.queryFields((t) => ({
     {
       type: WebhookSubscription,
       nullable: false,
-      description: 'Subscriptions of the store, newest first',
+      description: 'Subscriptions of the store matching every filter given, newest first (ties by id). Needs webhooks_read.',
       authScopes: { scope: 'webhooks_read' },
       args: {
-        enabled: t.arg.boolean({ required: false }),
+        enabled: t.arg.boolean({ required: false, description: 'Only enabled (true) or only disabled (false) subscriptions; both when omitted' }),
         topic: t.arg.string({ required: false, description: 'Only subscriptions that include this topic' }),
         payloads: t.arg({ type: [WebhookPayload], required: false, description: 'Only subscriptions with one of these payload kinds' }),
       },
@@ -219,12 +308,17 @@ builder.queryFields((t) => ({
     {
       type: WebhookDelivery,
       nullable: false,
-      description: "Deliveries of one of the store's subscriptions, newest first (empty for an unknown subscription)",
+      description:
+        "Deliveries of one of the store's subscriptions, newest first (ties by id); empty for an unknown subscription. " +
+        'Finished deliveries are kept for WEBHOOK_RETENTION_DAYS (30 by default). Needs webhooks_read.',
       authScopes: { scope: 'webhooks_read' },
       args: {
-        subscriptionId: t.arg.id({ required: true }),
-        status: t.arg({ type: WebhookDeliveryStatus, required: false }),
-        subjectId: t.arg.string({ required: false }),
+        subscriptionId: t.arg.id({ required: true, description: 'Our subscription id (whk_)' }),
+        status: t.arg({ type: WebhookDeliveryStatus, required: false, description: 'Only deliveries in this state; all when omitted' }),
+        subjectId: t.arg.string({
+          required: false,
+          description: "Only deliveries of events about this record (the event's subjectId, e.g. a return's svc_id or an ord_ id)",
+        }),
       },
       resolve: (_root, args, ctx, info) =>
       keysetConnection({
@@ -251,45 +345,106 @@ builder.queryFields((t) => ({
   ),
 }));
 
-builder.mutationFields((t) => ({
-  createWebhookSubscription: t.prismaField({
+const SUBSCRIPTION_ID = "The subscription (whk_); another store's is not found";
+
+/** webhookSubscriptionCreate, and createWebhookSubscription: its deprecated old name (`deprecationReason`). */
+function webhookSubscriptionCreateField(t: MutationFieldBuilder, input: typeof WebhookSubscriptionCreateInput, deprecationReason?: string) {
+  return t.prismaField({
     type: 'WebhookSubscription',
     nullable: false,
-    description: 'Subscribes a URL to topics; the URL must resolve to public addresses only',
+    description:
+      'Subscribes a URL to topics: every event of those topics recorded from then on is POSTed to it (body {id, topic, createdAt, ' +
+      'storeId, subjectId, data}, header Webhook-Id), in order per subject, retried on failure up to 8 attempts with exponential backoff ' +
+      'and then discarded. Answers the subscription (never its secret). Needs webhooks_write. Errors: BAD_USER_INPUT for a URL that is not ' +
+      'https or resolves to a non-public address, no topic or an unknown one, or an invalid secret (every issue in extensions.issues; ' +
+      'nothing written).',
+    deprecationReason,
     authScopes: { scope: 'webhooks_write' },
-    args: { input: t.arg({ type: CreateWebhookSubscriptionInput, required: true }) },
-    resolve: async (_query, _root, { input }, ctx) => toPlain(await createWebhookSubscription(ctx.prisma, storeIdOf(ctx), input)),
-  }),
-  updateWebhookSubscription: t.prismaField({
+    args: { input: t.arg({ type: input, required: true, description: 'The URL, its topics, and optionally a secret and whether it starts enabled' }) },
+    resolve: async (_query, _root, args, ctx) => toPlain(await createWebhookSubscription(ctx.prisma, storeIdOf(ctx), args.input)),
+  });
+}
+
+/** webhookSubscriptionUpdate, and updateWebhookSubscription: its deprecated old name (`deprecationReason`). */
+function webhookSubscriptionUpdateField(t: MutationFieldBuilder, input: typeof WebhookSubscriptionUpdateInput, deprecationReason?: string) {
+  return t.prismaField({
     type: 'WebhookSubscription',
     nullable: false,
+    description:
+      "Changes the fields given of one of the store's subscriptions: pending deliveries go to a new URL, a disabled subscription's " +
+      'deliveries wait until it is enabled again. Needs webhooks_write. Errors: NOT_FOUND for an unknown id; BAD_USER_INPUT for an ' +
+      'invalid field, as at creation (nothing written); CONFLICT when another webhook of the store has this externalId.',
+    deprecationReason,
     authScopes: { scope: 'webhooks_write' },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWebhookSubscriptionInput, required: true }) },
-    resolve: async (_query, _root, { id, input }, ctx) => toPlain(await updateWebhookSubscription(ctx.prisma, storeIdOf(ctx), String(id), input)),
-  }),
-  saveReturnWebhook: t.field({
+    args: {
+      id: t.arg.id({ required: true, description: SUBSCRIPTION_ID }),
+      input: t.arg({ type: input, required: true, description: 'The fields to change; absent ones stay as they are' }),
+    },
+    resolve: async (_query, _root, args, ctx) => toPlain(await updateWebhookSubscription(ctx.prisma, storeIdOf(ctx), String(args.id), args.input)),
+  });
+}
+
+/** returnWebhookSave, and saveReturnWebhook: its deprecated old name (`deprecationReason`). */
+function returnWebhookSaveField(t: MutationFieldBuilder, input: typeof ReturnWebhookSaveInput, deprecationReason?: string) {
+  return t.field({
     type: SavedReturnWebhook,
     nullable: false,
-    description: 'Creates a return webhook, or updates the one with the same externalId',
+    description:
+      `Creates a return webhook (the v2.2 reference document's webhooks): a subscription to ${RETURN_WEBHOOK_TOPICS.join(' and ')} whose ` +
+      'deliveries are shaped as payload says; or, when the store has a webhook with the externalId given, updates its url, secret and ' +
+      'payload instead (created: false). With backfill, every return that exists now is announced to it too, in the same transaction. ' +
+      'Needs webhooks_write. Errors: BAD_USER_INPUT for an invalid url, secret or externalId (nothing written).',
+    deprecationReason,
     authScopes: { scope: 'webhooks_write' },
-    args: { input: t.arg({ type: SaveReturnWebhookInput, required: true }) },
-    resolve: (_root, { input }, ctx) => saveReturnWebhook(ctx.prisma, storeIdOf(ctx), input),
-  }),
-  replayWebhookSubscription: t.int({
+    args: { input: t.arg({ type: input, required: true, description: 'The webhook: url, payload kind, and optionally secret, externalId and backfill' }) },
+    resolve: (_root, args, ctx) => saveReturnWebhook(ctx.prisma, storeIdOf(ctx), args.input),
+  });
+}
+
+/** webhookSubscriptionReplay, and replayWebhookSubscription: its deprecated old name (`deprecationReason`). */
+function webhookSubscriptionReplayField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.int({
     nullable: false,
-    description: 'Delivers again every retained event of its topics since `since`; answers how many deliveries were queued',
+    description:
+      'Delivers again, to this subscription only, every retained event of its topics created at or after `since` (events are kept ' +
+      'WEBHOOK_RETENTION_DAYS, by default 30 days), oldest first, after whatever it still has pending; answers how many deliveries were ' +
+      'queued. Needs webhooks_write. Errors: NOT_FOUND for an unknown id.',
+    deprecationReason,
     authScopes: { scope: 'webhooks_write' },
-    args: { id: t.arg.id({ required: true }), since: t.arg({ type: 'DateTime', required: true }) },
+    args: {
+      id: t.arg.id({ required: true, description: SUBSCRIPTION_ID }),
+      since: t.arg({ type: 'DateTime', required: true, description: 'ISO 8601 date-time: events created at or after it are delivered again' }),
+    },
     resolve: (_root, { id, since }, ctx) => replayWebhookSubscription(ctx.prisma, storeIdOf(ctx), String(id), since),
-  }),
-  deleteWebhookSubscription: t.id({
+  });
+}
+
+/** webhookSubscriptionDelete, and deleteWebhookSubscription: its deprecated old name (`deprecationReason`). */
+function webhookSubscriptionDeleteField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.id({
     nullable: false,
-    description: 'Deletes the subscription and its deliveries; answers the deleted id',
+    description:
+      "Deletes one of the store's subscriptions with its pending and past deliveries; answers the deleted id. Needs webhooks_write. " +
+      'Errors: NOT_FOUND for an unknown id.',
+    deprecationReason,
     authScopes: { scope: 'webhooks_write' },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: SUBSCRIPTION_ID }) },
     resolve: async (_root, { id }, ctx) => {
       await deleteWebhookSubscription(ctx.prisma, storeIdOf(ctx), String(id));
       return String(id);
     },
-  }),
+  });
+}
+
+builder.mutationFields((t) => ({
+  webhookSubscriptionCreate: webhookSubscriptionCreateField(t, WebhookSubscriptionCreateInput),
+  createWebhookSubscription: webhookSubscriptionCreateField(t, CreateWebhookSubscriptionInput, 'Use webhookSubscriptionCreate'),
+  webhookSubscriptionUpdate: webhookSubscriptionUpdateField(t, WebhookSubscriptionUpdateInput),
+  updateWebhookSubscription: webhookSubscriptionUpdateField(t, UpdateWebhookSubscriptionInput, 'Use webhookSubscriptionUpdate'),
+  returnWebhookSave: returnWebhookSaveField(t, ReturnWebhookSaveInput),
+  saveReturnWebhook: returnWebhookSaveField(t, SaveReturnWebhookInput, 'Use returnWebhookSave'),
+  webhookSubscriptionReplay: webhookSubscriptionReplayField(t),
+  replayWebhookSubscription: webhookSubscriptionReplayField(t, 'Use webhookSubscriptionReplay'),
+  webhookSubscriptionDelete: webhookSubscriptionDeleteField(t),
+  deleteWebhookSubscription: webhookSubscriptionDeleteField(t, 'Use webhookSubscriptionDelete'),
 }));

@@ -79,9 +79,9 @@ ${error ? html`<div class="error" role="alert">${error}</div>` : ''}
 async function createClient(req: DashboardRequest): Promise<DoorResponse> {
   const name = req.form.get('name') ?? '';
   const scopes = req.form.getAll('scopes');
-  const outcome = await runOperation<{ createApiClient: { secret: string; apiClient: { name: string } } }>(ops.createApiClient, { name, scopes }, req.ctx);
+  const outcome = await runOperation<{ apiClientCreate: { secret: string; apiClient: { name: string } } }>(ops.apiClientCreate, { name, scopes }, req.ctx);
   if (!outcome.ok) return developerPage(req, undefined, outcome.error.message);
-  return developerPage(req, { secret: outcome.data.createApiClient.secret, name: outcome.data.createApiClient.apiClient.name });
+  return developerPage(req, { secret: outcome.data.apiClientCreate.secret, name: outcome.data.apiClientCreate.apiClient.name });
 }
 
 // ------------------------------------------------------------------ coverage and billing
@@ -199,9 +199,9 @@ async function webhooksPage(req: DashboardRequest, error?: string): Promise<Door
 async function createWebhook(req: DashboardRequest): Promise<DoorResponse> {
   const secret = req.form.get('secret');
   const input = { url: req.form.get('url') ?? '', topics: req.form.getAll('topics'), ...(secret ? { secret } : {}) };
-  const outcome = await runOperation<{ createWebhookSubscription: { id: string } }>(ops.createWebhook, { input }, req.ctx);
+  const outcome = await runOperation<{ webhookSubscriptionCreate: { id: string } }>(ops.createWebhook, { input }, req.ctx);
   if (!outcome.ok) return webhooksPage(req, outcome.error.message);
-  return redirect(`/admin/webhooks/${encodeURIComponent(outcome.data.createWebhookSubscription.id)}`);
+  return redirect(`/admin/webhooks/${encodeURIComponent(outcome.data.webhookSubscriptionCreate.id)}`);
 }
 
 interface DeliveryRow {
@@ -242,12 +242,12 @@ async function replayWebhook(req: DashboardRequest, id: string): Promise<DoorRes
   const since = req.form.get('since') ?? '';
   // datetime-local sends no zone (and may omit seconds); the form says UTC.
   const instant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(since) ? `${since.length === 16 ? `${since}:00` : since}Z` : since;
-  const outcome = await runOperation<{ replayWebhookSubscription: number }>(ops.replayWebhook, { id, since: instant }, req.ctx);
+  const outcome = await runOperation<{ webhookSubscriptionReplay: number }>(ops.replayWebhook, { id, since: instant }, req.ctx);
   if (!outcome.ok) {
     if (outcome.error.code === 'NOT_FOUND') return notFound(req);
     return webhookPage(req, id, { error: `Replay refused: ${outcome.error.code === 'BAD_USER_INPUT' ? 'give the date and time to replay from' : outcome.error.message}` });
   }
-  const queued = outcome.data.replayWebhookSubscription;
+  const queued = outcome.data.webhookSubscriptionReplay;
   return webhookPage(req, id, { done: `${queued} ${queued === 1 ? 'delivery' : 'deliveries'} queued.` });
 }
 
@@ -357,22 +357,22 @@ async function saveTags(req: DashboardRequest, id: string) {
     const defined = await runOperation(ops.defineReturnTag, { name: newTag }, req.ctx);
     if (!defined.ok) return defined;
   }
-  return runOperation(ops.setReturnTags, { id, tags: [...req.form.getAll('tags'), ...(newTag ? [newTag] : [])] }, req.ctx);
+  return runOperation(ops.returnTagsSet, { id, tags: [...req.form.getAll('tags'), ...(newTag ? [newTag] : [])] }, req.ctx);
 }
 
 const TRANSITIONS: Record<string, { operation: Operation; done: string }> = {
-  process: { operation: ops.processReturn, done: 'Return processed.' },
-  flag: { operation: ops.flagReturn, done: 'Return flagged.' },
-  close: { operation: ops.rejectReturn, done: 'Return closed.' },
-  reset: { operation: ops.resetReturn, done: 'Return reset.' },
+  process: { operation: ops.returnProcess, done: 'Return processed.' },
+  flag: { operation: ops.returnFlag, done: 'Return flagged.' },
+  close: { operation: ops.returnReject, done: 'Return closed.' },
+  reset: { operation: ops.returnReset, done: 'Return reset.' },
 };
 
 async function returnAction(req: DashboardRequest, id: string, name: string): Promise<DoorResponse> {
   const transition = TRANSITIONS[name];
   let outcome;
   if (transition) outcome = await runOperation(transition.operation, { id }, req.ctx);
-  else if (name === 'remove') outcome = await runOperation(ops.removeReturnItems, { id, items: req.form.getAll('items') }, req.ctx);
-  else if (name === 'note') outcome = await runOperation(ops.addReturnNote, { id, content: req.form.get('content') ?? '' }, req.ctx);
+  else if (name === 'remove') outcome = await runOperation(ops.returnItemsRemove, { id, items: req.form.getAll('items') }, req.ctx);
+  else if (name === 'note') outcome = await runOperation(ops.returnNoteAdd, { id, content: req.form.get('content') ?? '' }, req.ctx);
   else if (name === 'tags') outcome = await saveTags(req, id);
   else return notFound(req);
   if (!outcome.ok) {
@@ -480,7 +480,7 @@ export async function dashboard(req: DashboardRequest): Promise<DoorResponse> {
       if (!action && get) return await developerPage(req);
       if (action === 'api-clients' && !extra && req.method === 'POST') return await createClient(req);
       if (action === 'api-clients' && extra && req.method === 'POST' && req.segments[4] === 'revoke' && req.segments.length === 5) {
-        const outcome = await runOperation(ops.revokeApiClient, { id: extra }, req.ctx);
+        const outcome = await runOperation(ops.apiClientRevoke, { id: extra }, req.ctx);
         if (!outcome.ok) return outcome.error.code === 'NOT_FOUND' ? notFound(req) : await developerPage(req, undefined, outcome.error.message);
         return redirect('/admin/settings/developer');
       }

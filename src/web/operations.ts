@@ -9,9 +9,9 @@ const RETURN_FIELDS = `id number status type createdAt updatedAt currency
 export const ops = {
   storeName: defineOperation(`query StoreName { store { id name } }`),
   apiClients: defineOperation(`query ApiClients { apiClients { id name scopes revokedAt createdAt } }`),
-  createApiClient: defineOperation(`mutation CreateApiClient($name: String!, $scopes: [ApiScope!]!) {
-    createApiClient(name: $name, scopes: $scopes) { secret apiClient { id name scopes } } }`),
-  revokeApiClient: defineOperation(`mutation RevokeApiClient($id: ID!) { revokeApiClient(id: $id) { id revokedAt } }`),
+  apiClientCreate: defineOperation(`mutation ApiClientCreate($name: String!, $scopes: [ApiScope!]!) {
+    apiClientCreate(name: $name, scopes: $scopes) { secret apiClient { id name scopes } } }`),
+  apiClientRevoke: defineOperation(`mutation ApiClientRevoke($id: ID!) { apiClientRevoke(id: $id) { id revokedAt } }`),
 
   coverageSettings: defineOperation(`query CoverageSettings {
     coverageProducts { id type enabled title description percentage minimumPrice maximumPrice eligibleProductIds }
@@ -22,8 +22,8 @@ export const ops = {
     billingSettingsUpdate(input: $input) { userErrors { field message } } }`),
 
   webhooks: defineOperation(`query Webhooks { webhookTopics webhookSubscriptions(first: 100) { nodes { id url topics enabled createdAt } } }`),
-  createWebhook: defineOperation(`mutation CreateWebhook($input: CreateWebhookSubscriptionInput!) { createWebhookSubscription(input: $input) { id } }`),
-  replayWebhook: defineOperation(`mutation ReplayWebhook($id: ID!, $since: DateTime!) { replayWebhookSubscription(id: $id, since: $since) }`),
+  createWebhook: defineOperation(`mutation CreateWebhook($input: WebhookSubscriptionCreateInput!) { webhookSubscriptionCreate(input: $input) { id } }`),
+  replayWebhook: defineOperation(`mutation ReplayWebhook($id: ID!, $since: DateTime!) { webhookSubscriptionReplay(id: $id, since: $since) }`),
   webhook: defineOperation(`query Webhook($id: ID!) {
     webhookSubscription(id: $id) { id url topics enabled createdAt }
     webhookDeliveries(subscriptionId: $id, first: 50) { nodes {
@@ -41,14 +41,14 @@ export const ops = {
       statusChanges { operation fromStatus toStatus createdAt }
       notes { id content createdAt } }
     returnTags { name } }`),
-  setReturnTags: defineOperation(`mutation SetReturnTags($id: ID!, $tags: [String!]!) { setReturnTags(id: $id, tags: $tags) { id tags } }`),
-  defineReturnTag: defineOperation(`mutation DefineReturnTag($name: String!) { upsertReturnTag(name: $name, pillTheme: "NORMAL") { name } }`),
-  processReturn: defineOperation(`mutation ProcessReturn($id: ID!) { processReturn(id: $id) { id status } }`),
-  flagReturn: defineOperation(`mutation FlagReturn($id: ID!) { flagReturn(id: $id) { id status } }`),
-  rejectReturn: defineOperation(`mutation RejectReturn($id: ID!) { rejectReturn(id: $id) { id status } }`),
-  resetReturn: defineOperation(`mutation ResetReturn($id: ID!) { resetReturn(id: $id) { id status } }`),
-  removeReturnItems: defineOperation(`mutation RemoveReturnItems($id: ID!, $items: [ID!]!) { removeReturnItems(id: $id, lineItemIds: $items) { id } }`),
-  addReturnNote: defineOperation(`mutation AddReturnNote($id: ID!, $content: String!) { addReturnNote(id: $id, content: $content) { id } }`),
+  returnTagsSet: defineOperation(`mutation ReturnTagsSet($id: ID!, $tags: [String!]!) { returnTagsSet(id: $id, tags: $tags) { id tags } }`),
+  defineReturnTag: defineOperation(`mutation DefineReturnTag($name: String!) { returnTagUpsert(name: $name, pillTheme: "NORMAL") { name } }`),
+  returnProcess: defineOperation(`mutation ReturnProcess($id: ID!) { returnProcess(id: $id) { id status } }`),
+  returnFlag: defineOperation(`mutation ReturnFlag($id: ID!) { returnFlag(id: $id) { id status } }`),
+  returnReject: defineOperation(`mutation ReturnReject($id: ID!) { returnReject(id: $id) { id status } }`),
+  returnReset: defineOperation(`mutation ReturnReset($id: ID!) { returnReset(id: $id) { id status } }`),
+  returnItemsRemove: defineOperation(`mutation ReturnItemsRemove($id: ID!, $items: [ID!]!) { returnItemsRemove(id: $id, lineItemIds: $items) { id } }`),
+  returnNoteAdd: defineOperation(`mutation ReturnNoteAdd($id: ID!, $content: String!) { returnNoteAdd(id: $id, content: $content) { id } }`),
 
   orders: defineOperation(`query Orders($name: String, $after: String) {
     orders(first: 50, after: $after, name: $name) {
@@ -69,5 +69,5 @@ export const ops = {
     order(id: $id) { id name lineItems { id title sku quantity returnableQuantity } } }`),
   portalReturns: defineOperation(`query PortalReturns($orderName: String!) {
     returns(first: 20, orderName: $orderName) { nodes { id status createdAt items { quantity reason title } } } }`),
-  portalCreateReturn: defineOperation(`mutation PortalCreateReturn($input: CreateReturnInput!) { createReturn(input: $input) { return { id } } }`),
+  portalCreateReturn: defineOperation(`mutation PortalCreateReturn($input: ReturnCreateInput!) { returnCreate(input: $input) { return { id } } }`),
 };

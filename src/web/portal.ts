@@ -1,5 +1,5 @@
 // Shopper returns portal: order name + e-mail (or a signed link) -> the order's
-// returnable lines -> a return created with the same createReturn mutation as every
+// returnable lines -> a return created with the same returnCreate mutation as every
 // door -> the order's return statuses. An unknown order and a wrong e-mail get the
 // same answer.
 import { signPortalToken, verifyPortalToken } from '../auth/shopper.ts';

@@ -56,18 +56,18 @@ const ASN = defineOperation(`
 
 /** The platform's action names and the schema mutation each one is. */
 const STATE_ACTIONS: Record<string, Operation> = {
-  process: defineOperation(`mutation CompatProcess(${REF_VARIABLES}) { processReturn(${REF_ARGS}) { id } }`),
-  flag: defineOperation(`mutation CompatFlag(${REF_VARIABLES}) { flagReturn(${REF_ARGS}) { id } }`),
+  process: defineOperation(`mutation CompatProcess(${REF_VARIABLES}) { returnProcess(${REF_ARGS}) { id } }`),
+  flag: defineOperation(`mutation CompatFlag(${REF_VARIABLES}) { returnFlag(${REF_ARGS}) { id } }`),
   // The platform's close is our reject; its cancel is our reset to the initial state.
-  close: defineOperation(`mutation CompatClose(${REF_VARIABLES}) { rejectReturn(${REF_ARGS}) { id } }`),
-  cancel: defineOperation(`mutation CompatCancel(${REF_VARIABLES}) { resetReturn(${REF_ARGS}) { id } }`),
+  close: defineOperation(`mutation CompatClose(${REF_VARIABLES}) { returnReject(${REF_ARGS}) { id } }`),
+  cancel: defineOperation(`mutation CompatCancel(${REF_VARIABLES}) { returnReset(${REF_ARGS}) { id } }`),
 };
 
 const REMOVE = defineOperation(`
-  mutation CompatRemove(${REF_VARIABLES}, $lineItemIds: [ID!]!) { removeReturnItems(${REF_ARGS}, lineItemIds: $lineItemIds) { id } }`);
+  mutation CompatRemove(${REF_VARIABLES}, $lineItemIds: [ID!]!) { returnItemsRemove(${REF_ARGS}, lineItemIds: $lineItemIds) { id } }`);
 
 const NOTE = defineOperation(`
-  mutation CompatNote(${REF_VARIABLES}, $content: String!) { addReturnNote(${REF_ARGS}, content: $content) { id } }`);
+  mutation CompatNote(${REF_VARIABLES}, $content: String!) { returnNoteAdd(${REF_ARGS}, content: $content) { id } }`);
 
 const CURRENCY_TYPES = ['shop', 'presentment'];
 const FILTERS = { created_at: 'createdAt', updated_at: 'updatedAt' } as const;

@@ -1,5 +1,5 @@
 // POST /stores/{storeId}/events and /events/bulk: the reference's custom events, over the
-// v3 `createCustomEvent` and `createCustomEvents` mutations (every rule is the domain's).
+// v3 `customEventCreate` and `customEventsCreate` mutations (every rule is the domain's).
 // The document answers 202 without a body and declares its 400, 404 and 429 bodies as
 // application/json. Bulk: each event is validated and stored on its own; the request is
 // 202 while at least one event was accepted (a duplicate uniqueId counts as accepted), and
@@ -11,11 +11,11 @@ import { checkShape } from '../bodyShape.ts';
 import { problemFromOutcome, validationProblem } from '../problem.ts';
 
 const CREATE = defineOperation(`
-  mutation RestCreateCustomEvent($event: JSON!) { createCustomEvent(event: $event) { duplicate } }`);
+  mutation RestCreateCustomEvent($event: JSON!) { customEventCreate(event: $event) { duplicate } }`);
 
 const CREATE_MANY = defineOperation(`
   mutation RestCreateCustomEvents($events: [JSON]!) {
-    createCustomEvents(events: $events) { index accepted userErrors { field message } }
+    customEventsCreate(events: $events) { index accepted userErrors { field message } }
   }`);
 
 const BULK_REQUEST: JsonSchema = { type: 'object', additionalProperties: false, required: ['events'], properties: { events: { type: 'array' } } };
@@ -40,9 +40,9 @@ async function createMany(input: RouteInput): Promise<DoorResponse> {
   const shape = checkShape(BULK_REQUEST, input.body);
   if (shape.issues.length > 0) return validationProblem(shape.issues, input.instance);
   const { events } = shape.value as { events: unknown[] };
-  const outcome = await runOperation<{ createCustomEvents: EventResult[] }>(CREATE_MANY, { events }, input.ctx);
+  const outcome = await runOperation<{ customEventsCreate: EventResult[] }>(CREATE_MANY, { events }, input.ctx);
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance);
-  const results = outcome.data.createCustomEvents;
+  const results = outcome.data.customEventsCreate;
   if (results.some((r) => r.accepted)) return ACCEPTED;
   const issues = results.flatMap((r) => r.userErrors.map((e) => ({ path: ['events', r.index, ...(e.field ?? [])].join('.'), message: e.message })));
   return validationProblem(issues, input.instance);

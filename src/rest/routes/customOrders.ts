@@ -1,5 +1,5 @@
 // POST /stores/{storeId}/custom/orders (the reference's "Sync Custom Order"), a
-// hand-written adapter over the v3 `syncOrder` mutation: the first sync of an order id
+// hand-written adapter over the v3 `orderSync` mutation: the first sync of an order id
 // creates the order, later ones update it in place. Served from the reference document,
 // so the route carries no doc. Its failures follow the document: 400, 401 and 500 are
 // `{error, errors?}` bodies (application/json), 403 and 404 problem+json.
@@ -23,7 +23,7 @@ const PATH = '/stores/{storeId}/custom/orders';
 
 const SYNC = defineOperation(`
   mutation RestSyncCustomOrder($input: OrderSyncInput!) {
-    syncOrder(input: $input) { created order { id externalId } }
+    orderSync(input: $input) { created order { id externalId } }
   }`);
 
 type Json = Record<string, unknown>;
@@ -138,9 +138,9 @@ async function sync(input: RouteInput): Promise<DoorResponse> {
   const body = withoutNulls(shape.value) as Json;
   if (shape.issues.length === 0 && body.type !== 'order') issues.push({ path: 'type', message: 'must be "order"' });
   if (issues.length > 0) return invalid(issues);
-  const outcome = await runOperation<{ syncOrder: { order: { id: string; externalId: string } } }>(SYNC, { input: syncInput(body) }, input.ctx);
+  const outcome = await runOperation<{ orderSync: { order: { id: string; externalId: string } } }>(SYNC, { input: syncInput(body) }, input.ctx);
   if (outcome.ok) {
-    const { order } = outcome.data.syncOrder;
+    const { order } = outcome.data.orderSync;
     return json(200, { message: 'Order synced successfully', orderId: order.externalId, redoId: order.id });
   }
   if (outcome.error.code === 'BAD_USER_INPUT') return invalid(refusedInput(outcome).map((issue) => ({ ...issue, path: requestPath(issue.path) })));

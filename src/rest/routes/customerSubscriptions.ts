@@ -1,5 +1,5 @@
 // POST /stores/{storeId}/customer-subscriptions: the reference's customer subscription
-// update, over the v3 `updateCustomerSubscriptions` mutation. The body's JSON shape and
+// update, over the v3 `customerSubscriptionsUpdate` mutation. The body's JSON shape and
 // the status names of the document are checked here; every other rule (addresses, which
 // status each channel takes, which customer, stale changes) is the domain's.
 import { json, type DoorResponse } from '../../door.ts';
@@ -36,7 +36,7 @@ const REQUEST: JsonSchema = {
 
 const UPDATE = defineOperation(`
   mutation RestUpdateCustomerSubscriptions($input: CustomerSubscriptionsInput!) {
-    updateCustomerSubscriptions(input: $input) {
+    customerSubscriptionsUpdate(input: $input) {
       updatedSubscriptions { email { marketing } sms { marketing transactional } }
     }
   }`);
@@ -69,12 +69,12 @@ async function update(input: RouteInput): Promise<DoorResponse> {
   const issues = [...shape.issues];
   if (issues.length === 0) statusesToEnum(shape.value as Body, issues);
   if (issues.length > 0) return validationProblem(issues, input.instance);
-  const outcome = await runOperation<{ updateCustomerSubscriptions: { updatedSubscriptions: Record<string, unknown> } }>(UPDATE, { input: shape.value }, input.ctx);
+  const outcome = await runOperation<{ customerSubscriptionsUpdate: { updatedSubscriptions: Record<string, unknown> } }>(UPDATE, { input: shape.value }, input.ctx);
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance, { input: '' });
   return json(200, {
     success: true,
     message: 'Customer subscriptions updated successfully',
-    updatedSubscriptions: present(outcome.data.updateCustomerSubscriptions.updatedSubscriptions),
+    updatedSubscriptions: present(outcome.data.customerSubscriptionsUpdate.updatedSubscriptions),
   });
 }
 

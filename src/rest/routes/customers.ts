@@ -1,5 +1,5 @@
 // PUT /stores/{storeId}/customers (spec 4.1) and GET /stores/{storeId}/customers?email=
-// (decisions.md "Customers"), hand-written adapters over the v3 `upsertCustomer`
+// (decisions.md "Customers"), hand-written adapters over the v3 `customerUpsert`
 // mutation and `customer(email:)` query. The body's shape (JSON types, no unknown
 // properties) is checked here against the documented schema; every rule on values
 // (e-mail, E.164, custom field typing) is the domain's, reached through the mutation.
@@ -83,7 +83,7 @@ const CUSTOMER: JsonSchema = {
 
 const UPSERT = defineOperation(`
   mutation RestUpsertCustomer($input: CustomerUpsertInput!) {
-    upsertCustomer(input: $input) { created customer { id email } }
+    customerUpsert(input: $input) { created customer { id email } }
   }`);
 
 const BY_EMAIL = defineOperation(`
@@ -103,13 +103,13 @@ interface CustomerNode {
 async function upsert(input: RouteInput) {
   const shape = checkShape(UPSERT_REQUEST, input.body);
   if (shape.issues.length > 0) return validationProblem(shape.issues, input.instance);
-  const outcome = await runOperation<{ upsertCustomer: { created: boolean; customer: { id: string; email: string } } }>(
+  const outcome = await runOperation<{ customerUpsert: { created: boolean; customer: { id: string; email: string } } }>(
     UPSERT,
     { input: shape.value },
     input.ctx,
   );
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance);
-  const { created, customer } = outcome.data.upsertCustomer;
+  const { created, customer } = outcome.data.customerUpsert;
   return json(created ? 201 : 200, { id: customer.id, email: customer.email, created });
 }
 

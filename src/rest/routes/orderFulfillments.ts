@@ -1,7 +1,7 @@
 // GET and DELETE /stores/{storeId}/orders/{orderId}, POST .../fulfillments and
 // POST .../fulfillments/{fulfillmentId}/shipment-status, adapters over the v3
-// orderByReference query and the deleteOrder, createFulfillment and
-// updateFulfillmentShipmentStatus mutations. As the reference document says for the
+// orderByReference query and the orderDelete, fulfillmentCreate and
+// fulfillmentShipmentStatusUpdate mutations. As the reference document says for the
 // Orders group, 400, 401 and 404 are `{error}` bodies; anything else problem+json.
 import { json } from '../../door.ts';
 import type { JsonSchema, Route, RouteInput } from '../../routeTable.ts';
@@ -96,17 +96,17 @@ const GET = defineOperation(`
   ${FULFILLMENT_FIELDS}`);
 
 const DELETE = defineOperation(`
-  mutation RestDeleteOrder($orderId: String!) { deleteOrder(orderId: $orderId) { id externalId } }`);
+  mutation RestDeleteOrder($orderId: String!) { orderDelete(orderId: $orderId) { id externalId } }`);
 
 const CREATE_FULFILLMENT = defineOperation(`
   mutation RestCreateFulfillment($orderId: String!, $input: FulfillmentInput!) {
-    createFulfillment(orderId: $orderId, input: $input) { ...RestFulfillment }
+    fulfillmentCreate(orderId: $orderId, input: $input) { ...RestFulfillment }
   }
   ${FULFILLMENT_FIELDS}`);
 
 const UPDATE_STATUS = defineOperation(`
   mutation RestFulfillmentStatus($orderId: String!, $fulfillmentId: String!, $input: TrackingUpdateInput!) {
-    updateFulfillmentShipmentStatus(orderId: $orderId, fulfillmentId: $fulfillmentId, input: $input) { ...RestFulfillment }
+    fulfillmentShipmentStatusUpdate(orderId: $orderId, fulfillmentId: $fulfillmentId, input: $input) { ...RestFulfillment }
   }
   ${FULFILLMENT_FIELDS}`);
 
@@ -229,9 +229,9 @@ async function getOrder(input: RouteInput) {
 }
 
 async function deleteOrder(input: RouteInput) {
-  const outcome = await runOperation<{ deleteOrder: { id: string; externalId: string } }>(DELETE, { orderId: input.params.orderId }, input.ctx);
+  const outcome = await runOperation<{ orderDelete: { id: string; externalId: string } }>(DELETE, { orderId: input.params.orderId }, input.ctx);
   if (!outcome.ok) return failed(outcome.error, input.instance);
-  return json(200, { success: true, orderId: outcome.data.deleteOrder.id, externalOrderId: outcome.data.deleteOrder.externalId });
+  return json(200, { success: true, orderId: outcome.data.orderDelete.id, externalOrderId: outcome.data.orderDelete.externalId });
 }
 
 /** A null of the request is a field not given. */
@@ -244,18 +244,18 @@ async function createFulfillment(input: RouteInput) {
   if (shape.issues.length > 0) return shapeError(shape.issues);
   const { useDummyTracking: _dummy, initialTracking, ...body } = withoutNulls(shape.value as Record<string, unknown>);
   const variables = { orderId: input.params.orderId, input: { ...body, ...(initialTracking ? { initialTracking: withoutNulls(initialTracking as object) } : {}) } };
-  const outcome = await runOperation<{ createFulfillment: FulfillmentNode }>(CREATE_FULFILLMENT, variables, input.ctx);
+  const outcome = await runOperation<{ fulfillmentCreate: FulfillmentNode }>(CREATE_FULFILLMENT, variables, input.ctx);
   if (!outcome.ok) return failed(outcome.error, input.instance);
-  return json(200, { success: true, fulfillment: fulfillmentJson(outcome.data.createFulfillment) });
+  return json(200, { success: true, fulfillment: fulfillmentJson(outcome.data.fulfillmentCreate) });
 }
 
 async function updateStatus(input: RouteInput) {
   const shape = checkShape(STATUS_UPDATE_REQUEST, input.body);
   if (shape.issues.length > 0) return shapeError(shape.issues);
   const variables = { orderId: input.params.orderId, fulfillmentId: input.params.fulfillmentId, input: withoutNulls(shape.value as object) };
-  const outcome = await runOperation<{ updateFulfillmentShipmentStatus: FulfillmentNode }>(UPDATE_STATUS, variables, input.ctx);
+  const outcome = await runOperation<{ fulfillmentShipmentStatusUpdate: FulfillmentNode }>(UPDATE_STATUS, variables, input.ctx);
   if (!outcome.ok) return failed(outcome.error, input.instance);
-  return json(200, { success: true, fulfillment: fulfillmentJson(outcome.data.updateFulfillmentShipmentStatus) });
+  return json(200, { success: true, fulfillment: fulfillmentJson(outcome.data.fulfillmentShipmentStatusUpdate) });
 }
 
 const FULFILLMENT_RESPONSE: JsonSchema = { type: 'object', required: ['success', 'fulfillment'], properties: { success: { const: true }, fulfillment: FULFILLMENT } };

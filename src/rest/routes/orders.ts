@@ -1,5 +1,5 @@
 // POST /stores/{storeId}/orders (spec 4.2, decisions.md "Orders"), a hand-written
-// adapter over the v3 `createOrder` mutation. Its failures follow decisions.md: 400,
+// adapter over the v3 `orderCreate` mutation. Its failures follow decisions.md: 400,
 // 401 and 409 are `{error}` bodies (the route's errorStyle, which the door honours
 // too), anything else problem+json. The body's JSON types are checked here against
 // the documented schema (properties the schema does not name are ignored, as the
@@ -101,7 +101,7 @@ const ERROR_BODY: JsonSchema = { type: 'object', additionalProperties: false, re
 
 const CREATE = defineOperation(`
   mutation RestCreateOrder($input: OrderInput!) {
-    createOrder(input: $input) { id externalId }
+    orderCreate(input: $input) { id externalId }
   }`);
 
 function error(status: number, message: string) {
@@ -130,8 +130,8 @@ async function create(input: RouteInput) {
   if (shape.issues.length > 0) return error(400, shape.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '));
   const { currencyCode, ...order } = withoutNulls(shape.value) as Record<string, unknown>;
   const variables = { input: currencyCode === undefined ? order : { ...order, currency: currencyCode } };
-  const outcome = await runOperation<{ createOrder: { id: string; externalId: string } }>(CREATE, variables, input.ctx);
-  if (outcome.ok) return json(200, { orderId: outcome.data.createOrder.id, externalOrderId: outcome.data.createOrder.externalId });
+  const outcome = await runOperation<{ orderCreate: { id: string; externalId: string } }>(CREATE, variables, input.ctx);
+  if (outcome.ok) return json(200, { orderId: outcome.data.orderCreate.id, externalOrderId: outcome.data.orderCreate.externalId });
   const failure = outcome.error;
   if (failure.code === 'BAD_USER_INPUT') return error(400, inputMessage(outcome));
   if (failure.code === 'CONFLICT') return error(409, failure.message);

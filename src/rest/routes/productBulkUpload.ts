@@ -1,5 +1,5 @@
 // POST /stores/{storeId}/products/bulk-upload (the reference's "Bulk upload products"), a
-// hand-written adapter over the v3 `bulkUpsertProductFamilies` mutation. Served from the
+// hand-written adapter over the v3 `productFamiliesBulkUpsert` mutation. Served from the
 // reference document, so the route carries no doc. The body's JSON types are checked
 // against the document's schema (a malformed body is a 400 and nothing is written); each
 // family's values are the domain's to judge, and a refused family is reported in its
@@ -16,7 +16,7 @@ const PATH = '/stores/{storeId}/products/bulk-upload';
 
 const UPLOAD = defineOperation(`
   mutation RestBulkUploadProducts($families: [BulkProductFamilyInput!]!) {
-    bulkUpsertProductFamilies(families: $families) { status productFamilyId products { id sku } error }
+    productFamiliesBulkUpsert(families: $families) { status productFamilyId products { id sku } error }
   }`);
 
 type Json = Record<string, unknown>;
@@ -79,9 +79,9 @@ async function upload(input: RouteInput): Promise<DoorResponse> {
   // An enum value GraphQL would refuse for the whole upload, named as the request does.
   const badKind = families.findIndex((family) => family.kind !== undefined && !KINDS.includes(family.kind as string));
   if (badKind >= 0) return validationProblem([{ path: `products.${badKind}.kind`, message: `must be one of ${KINDS.join(', ')}` }], input.instance);
-  const outcome = await runOperation<{ bulkUpsertProductFamilies: FamilyResult[] }>(UPLOAD, { families: families.map(familyInput) }, input.ctx);
+  const outcome = await runOperation<{ productFamiliesBulkUpsert: FamilyResult[] }>(UPLOAD, { families: families.map(familyInput) }, input.ctx);
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance, { families: 'products' });
-  const results = outcome.data.bulkUpsertProductFamilies.map(result);
+  const results = outcome.data.productFamiliesBulkUpsert.map(result);
   const errors = results.filter((r) => r.status === 'error').length;
   return json(200, { total_count: results.length, processed_count: results.length - errors, error_count: errors, results });
 }

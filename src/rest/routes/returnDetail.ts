@@ -2,7 +2,7 @@
 // GET /returns/{returnId}, GET|PUT /returns/{returnId}/status, GET|POST
 // /returns/{returnId}/comments and POST /returns/{returnId}/process. The store is the
 // API secret's: another store's return is answered like an unknown one (404).
-// Status changes run the domain's state machine (setReturnStatus); comments are the
+// Status changes run the domain's state machine (returnStatusSet); comments are the
 // return's notes, the same list the compat door shows.
 import { json, type DoorResponse } from '../../door.ts';
 import type { Route, RouteInput } from '../../routeTable.ts';
@@ -21,13 +21,13 @@ const STATUS = defineOperation(`query RestReturnStatus($id: ID!) { return(id: $i
 const COMMENTS = defineOperation(`query RestReturnComments($id: ID!) { return(id: $id) { notes { content } } }`);
 
 const SET_STATUS = defineOperation(`
-  mutation RestSetReturnStatus($id: ID!, $status: SettableReturnStatus!) { setReturnStatus(id: $id, status: $status) { id } }`);
+  mutation RestSetReturnStatus($id: ID!, $status: SettableReturnStatus!) { returnStatusSet(id: $id, status: $status) { id } }`);
 
 const ADD_COMMENT = defineOperation(`
-  mutation RestAddReturnComment($id: ID!, $content: String!) { addReturnNote(id: $id, content: $content) { content } }`);
+  mutation RestAddReturnComment($id: ID!, $content: String!) { returnNoteAdd(id: $id, content: $content) { content } }`);
 
 const PROCESS = defineOperation(`
-  mutation RestProcessReturn($id: ID!, $items: [ProcessReturnItemInput!]!) { processReturnItems(id: $id, items: $items) { status } }`);
+  mutation RestProcessReturn($id: ID!, $items: [ProcessReturnItemInput!]!) { returnItemsProcess(id: $id, items: $items) { status } }`);
 
 const SETTABLE = ['complete', 'open', 'flagged', 'rejected', 'deleted'];
 
@@ -89,9 +89,9 @@ async function addComment(input: RouteInput): Promise<DoorResponse> {
   if (typeof comment.message !== 'string') {
     return validationProblem([{ path: 'comment.message', message: comment.message === undefined ? 'is required' : 'must be a string' }], input.instance);
   }
-  const outcome = await runOperation<{ addReturnNote: { content: string } }>(ADD_COMMENT, { id: input.params.returnId, content: comment.message }, input.ctx);
+  const outcome = await runOperation<{ returnNoteAdd: { content: string } }>(ADD_COMMENT, { id: input.params.returnId, content: comment.message }, input.ctx);
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance, { content: 'comment.message' });
-  return json(201, { comment: { message: outcome.data.addReturnNote.content } });
+  return json(201, { comment: { message: outcome.data.returnNoteAdd.content } });
 }
 
 /** `{products: [{_id, reject?, processInput?}], customerNotes?}` as the mutation's items, or every mistake with its path. */
@@ -136,13 +136,13 @@ function readProcessBody(body: unknown): { ok: true; items: { itemId: string; re
 async function process(input: RouteInput): Promise<DoorResponse> {
   const body = readProcessBody(input.body);
   if (!body.ok) return validationProblem(body.issues, input.instance);
-  const outcome = await runOperation<{ processReturnItems: { status: string } }>(PROCESS, { id: input.params.returnId, items: body.items }, input.ctx);
+  const outcome = await runOperation<{ returnItemsProcess: { status: string } }>(PROCESS, { id: input.params.returnId, items: body.items }, input.ctx);
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance);
   if (body.notes) {
     const noted = await runOperation(ADD_COMMENT, { id: input.params.returnId, content: body.notes }, input.ctx);
     if (!noted.ok) return problemFromOutcome(noted, input.instance, { content: 'customerNotes' });
   }
-  const status = outcome.data.processReturnItems.status.toLowerCase();
+  const status = outcome.data.returnItemsProcess.status.toLowerCase();
   return json(200, { message: status === 'rejected' ? 'Return rejected: every product was rejected' : 'Processing triggered successfully' });
 }
 

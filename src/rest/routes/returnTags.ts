@@ -10,9 +10,9 @@ const TAG_FIELDS = 'name pillTheme source numericId';
 const LIST = defineOperation(`query RestReturnTags { returnTags { ${TAG_FIELDS} } }`);
 const UPSERT = defineOperation(`
   mutation RestUpsertReturnTag($name: String!, $pillTheme: String!, $newName: String) {
-    upsertReturnTag(name: $name, pillTheme: $pillTheme, newName: $newName) { ${TAG_FIELDS} }
+    returnTagUpsert(name: $name, pillTheme: $pillTheme, newName: $newName) { ${TAG_FIELDS} }
   }`);
-const DELETE = defineOperation(`mutation RestDeleteReturnTag($name: String!) { deleteReturnTag(name: $name) }`);
+const DELETE = defineOperation(`mutation RestDeleteReturnTag($name: String!) { returnTagDelete(name: $name) }`);
 
 interface TagNode {
   name: string;
@@ -40,7 +40,7 @@ async function upsert(input: RouteInput): Promise<DoorResponse> {
     ...(body.newName == null || typeof body.newName === 'string' ? [] : [{ path: 'newName', message: 'must be a string' }]),
   ];
   if (issues.length > 0) return validationProblem(issues, input.instance);
-  const outcome = await runOperation<{ upsertReturnTag: TagNode }>(
+  const outcome = await runOperation<{ returnTagUpsert: TagNode }>(
     UPSERT,
     { name: input.params.name, pillTheme: body.pillTheme, newName: body.newName ?? null },
     input.ctx,
@@ -50,7 +50,7 @@ async function upsert(input: RouteInput): Promise<DoorResponse> {
     const answer = problemFromOutcome(outcome, input.instance);
     return answer.status === 404 || answer.status === 409 ? problem(400, outcome.error.message, { instance: input.instance, errors: outcome.error.issues }) : answer;
   }
-  return json(200, { tag: restTag(outcome.data.upsertReturnTag) });
+  return json(200, { tag: restTag(outcome.data.returnTagUpsert) });
 }
 
 async function remove(input: RouteInput): Promise<DoorResponse> {

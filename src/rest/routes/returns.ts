@@ -20,8 +20,8 @@ import {
 } from '../returnShape.ts';
 
 const CREATE = defineOperation(`
-  mutation RestCreateReturn($input: CreateReturnInput!, $idempotencyKey: String) {
-    createReturn(input: $input, idempotencyKey: $idempotencyKey) { replayed return { ...RestReturn } }
+  mutation RestCreateReturn($input: ReturnCreateInput!, $idempotencyKey: String) {
+    returnCreate(input: $input, idempotencyKey: $idempotencyKey) { replayed return { ...RestReturn } }
   }
   ${REST_RETURN_FRAGMENT}`);
 
@@ -146,7 +146,7 @@ async function create(input: RouteInput): Promise<DoorResponse> {
   const body = readCreateBody(input.body);
   if (!body.ok) return validationProblem(body.issues, input.instance);
   const idempotencyKey = header(input.request, IDEMPOTENCY_KEY) ?? null;
-  const outcome = await runOperation<{ createReturn: { replayed: boolean; return: RestReturnNode } }>(
+  const outcome = await runOperation<{ returnCreate: { replayed: boolean; return: RestReturnNode } }>(
     CREATE,
     { input: body.value, idempotencyKey },
     input.ctx,
@@ -154,7 +154,7 @@ async function create(input: RouteInput): Promise<DoorResponse> {
   if (!outcome.ok) {
     return problemFromOutcome(outcome, input.instance, CREATE_NAMES);
   }
-  const { replayed, return: created } = outcome.data.createReturn;
+  const { replayed, return: created } = outcome.data.returnCreate;
   // No external RMA integration is connected here, so there is no external answer to report.
   return json(replayed ? 200 : 201, { return: restReturn(created), externalRMAResponses: [] });
 }

@@ -1,5 +1,5 @@
 // POST /stores/{storeId}/returns/bulk (the reference's "Import returns"), a hand-written
-// adapter over the v3 `importReturns` mutation. Served from the reference document, so the
+// adapter over the v3 `returnsImport` mutation. Served from the reference document, so the
 // route carries no doc. A body of the wrong JSON shape (or more than 100 returns) is a 400
 // and nothing is written; each return's values are the domain's to judge, and a refused
 // return is reported in its result (by index) while the others are created.
@@ -14,7 +14,7 @@ const PATH = '/stores/{storeId}/returns/bulk';
 
 const IMPORT = defineOperation(`
   mutation RestImportReturns($returns: [ImportReturnInput!]!) {
-    importReturns(returns: $returns) { returnId error }
+    returnsImport(returns: $returns) { returnId error }
   }`);
 
 type Json = Record<string, unknown>;
@@ -28,13 +28,13 @@ async function importReturns(input: RouteInput): Promise<DoorResponse> {
   const shape = checkShape(referenceRequestSchema('POST', PATH), input.body);
   if (shape.issues.length > 0) return validationProblem(shape.issues, input.instance);
   const returns = (withoutNulls(shape.value) as { returns: Json[] }).returns;
-  const outcome = await runOperation<{ importReturns: { returnId: string | null; error: string | null }[] }>(
+  const outcome = await runOperation<{ returnsImport: { returnId: string | null; error: string | null }[] }>(
     IMPORT,
     { returns: returns.map(importInput) },
     input.ctx,
   );
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance);
-  const results = outcome.data.importReturns.map((result, index) =>
+  const results = outcome.data.returnsImport.map((result, index) =>
     result.returnId ? { status: 'created', index, returnId: result.returnId } : { status: 'error', index, error: result.error ?? 'the return was not imported' },
   );
   const errors = results.filter((result) => result.status === 'error').length;

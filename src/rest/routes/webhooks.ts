@@ -1,7 +1,7 @@
 // Webhooks on the REST door, as the reference document has them: return webhooks of
 // kind `redo` (the document's `webhooks.return` payload) or `loop` (the warehouse
 // platform's return webhook), created or updated by externalId, read, changed, deleted
-// and replayed. Subscriptions to our other topics are v3's (`createWebhookSubscription`);
+// and replayed. Subscriptions to our other topics are v3's (`webhookSubscriptionCreate`);
 // this door lists and serves only the return webhooks the document can describe. The
 // deliveries route is our addition, for any subscription of the store.
 import { json, type DoorResponse } from '../../door.ts';
@@ -30,8 +30,8 @@ interface WebhookNode {
 const RETURN_WEBHOOK_PAYLOADS = ['REDO', 'LOOP'];
 
 const SAVE = defineOperation(`
-  mutation RestSaveWebhook($input: SaveReturnWebhookInput!) {
-    saveReturnWebhook(input: $input) { created subscription { ...RestWebhook } }
+  mutation RestSaveWebhook($input: ReturnWebhookSaveInput!) {
+    returnWebhookSave(input: $input) { created subscription { ...RestWebhook } }
   }
   ${WEBHOOK_FIELDS}`);
 
@@ -49,13 +49,13 @@ const GET = defineOperation(`
   ${WEBHOOK_FIELDS}`);
 
 const UPDATE = defineOperation(`
-  mutation RestUpdateWebhook($id: ID!, $input: UpdateWebhookSubscriptionInput!) { updateWebhookSubscription(id: $id, input: $input) { id } }`);
+  mutation RestUpdateWebhook($id: ID!, $input: WebhookSubscriptionUpdateInput!) { webhookSubscriptionUpdate(id: $id, input: $input) { id } }`);
 
 const DELETE = defineOperation(`
-  mutation RestDeleteWebhook($id: ID!) { deleteWebhookSubscription(id: $id) }`);
+  mutation RestDeleteWebhook($id: ID!) { webhookSubscriptionDelete(id: $id) }`);
 
 const REPLAY = defineOperation(`
-  mutation RestReplayWebhook($id: ID!, $since: DateTime!) { replayWebhookSubscription(id: $id, since: $since) }`);
+  mutation RestReplayWebhook($id: ID!, $since: DateTime!) { webhookSubscriptionReplay(id: $id, since: $since) }`);
 
 /** The document's webhook-read: the token is never answered, only that there is one. */
 function restWebhook(node: WebhookNode) {
@@ -184,7 +184,7 @@ async function create(input: RouteInput): Promise<DoorResponse> {
     if (webhook.kind !== undefined && !['redo', 'loop'].includes(webhook.kind)) issues.push({ path: 'webhook.kind', message: 'must be "redo" or "loop"' });
   }
   if (issues.length > 0 || !webhook) return validationProblem(issues, input.instance);
-  const outcome = await runOperation<{ saveReturnWebhook: { created: boolean; subscription: WebhookNode } }>(
+  const outcome = await runOperation<{ returnWebhookSave: { created: boolean; subscription: WebhookNode } }>(
     SAVE,
     {
       input: {
@@ -198,7 +198,7 @@ async function create(input: RouteInput): Promise<DoorResponse> {
     input.ctx,
   );
   if (!outcome.ok) return problemFromOutcome(outcome, input.instance, BODY_NAMES);
-  const { created, subscription } = outcome.data.saveReturnWebhook;
+  const { created, subscription } = outcome.data.returnWebhookSave;
   return json(created ? 201 : 200, { webhook: restWebhook(subscription) });
 }
 
