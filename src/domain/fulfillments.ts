@@ -3,7 +3,7 @@
 // fulfillments a line never ships more than it ordered. Shipment statuses replace the
 // current status; automation events (stalled_in_transit, delayed, arriving_early) only
 // add to the tracking history. Each change records its event in the same transaction.
-import type { Fulfillment, Order } from '../generated/prisma/client.ts';
+import type { Fulfillment, Order, Prisma } from '../generated/prisma/client.ts';
 import { InputIssues, optionalText } from './catalog.ts';
 import { parseIsoDateTime } from './customers.ts';
 import { Conflict, NotFound } from './errors.ts';
@@ -59,12 +59,21 @@ export interface OrderReference {
 }
 
 /** The store's order named by our id, the merchant's orderId or, if allowed, its name. */
-export async function findOrder(db: Db | Tx, storeId: string, { reference, byName }: OrderReference): Promise<Order | null> {
-  const candidates = await db.order.findMany({
-    where: { storeId, OR: [{ id: reference }, { externalId: reference }, ...(byName ? [{ name: reference }] : [])] },
-  });
-  // Our id first, then the merchant's id, then the name: an id is never ambiguous.
+/** The orders of the store a reference may name: by our id, the merchant's id or (byName) the order name. */
+export function orderReferenceWhere(storeId: string, { reference, byName }: OrderReference) {
+  return { storeId, OR: [{ id: reference }, { externalId: reference }, ...(byName ? [{ name: reference }] : [])] } satisfies Prisma.OrderWhereInput;
+}
+
+/**
+ * The order a reference names among the candidates: our id first, then the merchant's id, then
+ * the name (an id is never ambiguous; of several orders with one name, the first in the given order).
+ */
+export function chooseReferencedOrder<T extends { id: string; externalId: string }>(candidates: T[], reference: string): T | null {
   return candidates.find((o) => o.id === reference) ?? candidates.find((o) => o.externalId === reference) ?? candidates[0] ?? null;
+}
+
+export async function findOrder(db: Db | Tx, storeId: string, ref: OrderReference): Promise<Order | null> {
+  return chooseReferencedOrder(await db.order.findMany({ where: orderReferenceWhere(storeId, ref), orderBy: { id: 'asc' } }), ref.reference);
 }
 
 async function requireOrder(tx: Tx, storeId: string, reference: string): Promise<Order> {

@@ -1,6 +1,6 @@
 // Fulfillments with tracking, shipment status updates and order deletion on v3; the
 // rules live in domain/fulfillments.ts.
-import { createFulfillment, deleteOrder, findOrder, SHIPMENT_EVENTS, SHIPMENT_STATUSES, updateShipmentStatus } from '../domain/fulfillments.ts';
+import { chooseReferencedOrder, createFulfillment, deleteOrder, orderReferenceWhere, SHIPMENT_EVENTS, SHIPMENT_STATUSES, updateShipmentStatus } from '../domain/fulfillments.ts';
 import { builder } from './builder.ts';
 import { storeIdOf } from './context.ts';
 import type { MutationFieldBuilder } from './node.ts';
@@ -82,9 +82,11 @@ builder.queryField('orderByReference', (t) =>
         description: "Our ord_ id, the merchant's orderId or the order name; when several orders match, our id wins, then the merchant's id",
       }),
     },
+    // One statement: the whole selection of every candidate (at most one per way of naming), then the choice.
     resolve: async (query, _root, args, ctx) => {
-      const order = await findOrder(ctx.prisma, storeIdOf(ctx), { reference: args.reference, byName: true });
-      return order && ctx.reads.order.findUnique({ ...query, where: { id: order.id } });
+      const where = orderReferenceWhere(storeIdOf(ctx), { reference: args.reference, byName: true });
+      const candidates = await ctx.reads.order.findMany({ ...query, where, orderBy: { id: 'asc' } });
+      return chooseReferencedOrder(candidates, args.reference);
     },
   }),
 );

@@ -70,6 +70,22 @@ describe('GET order', () => {
     expect((await call(server, 'GET', `${orders()}/${encodeURIComponent(name)}`, { secret: store.secret })).status).toBe(200);
   });
 
+  it("reads a reference as our id first, then the merchant's orderId, then the name", async () => {
+    const first = await createOrder('REF-1');
+    const firstName = (await server.db.prisma.order.findUniqueOrThrow({ where: { id: first.orderId } })).name;
+    // Another order whose merchant orderId is the first one's id, and a third whose orderId is the first one's name.
+    await createOrder(first.orderId);
+    await createOrder(firstName);
+    const named = async (reference: string) => {
+      const res = await call(server, 'GET', `${orders()}/${encodeURIComponent(reference)}`, { secret: store.secret });
+      expect(res.status).toBe(200);
+      return (res.body as { orderId: string }).orderId;
+    };
+    expect(await named(first.orderId)).toBe('REF-1');
+    expect(await named(firstName)).toBe(firstName);
+    expect(await named('REF-1')).toBe('REF-1');
+  });
+
   it("404 {error} for an unknown order and for another store's order", async () => {
     const { orderId } = await createOrder('GET-2');
     const unknown = await call(server, 'GET', `${orders()}/nope`, { secret: store.secret });
