@@ -13,7 +13,7 @@ const VERSION = '4.14.1';
 const HOME = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.cache', 'bench-peers', `postgraphile-${VERSION}`);
 const CLI = path.join(HOME, 'node_modules', 'postgraphile', 'cli.js');
 
-/** The REST returns page (src/rest/returnShape.ts's fragments) as PostGraphile's schema names it. */
+/** The REST returns page (src/formats/restReturn.ts's fragments) as PostGraphile's schema names it. */
 export const POSTGRAPHILE_RETURNS_PAGE = `query Page($storeId: String!, $first: Int!) {
   allReturns(first: $first, condition: { storeId: $storeId }, orderBy: [UPDATED_AT_DESC, ID_DESC]) {
     pageInfo { hasNextPage endCursor }

@@ -50,7 +50,7 @@ import { createOrder } from '../src/domain/orders.ts';
 import { createReturn, listReturns } from '../src/domain/returns.ts';
 import { createApiClient, createStore } from '../src/domain/stores.ts';
 import { createLogger } from '../src/logger.ts';
-import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT, restReturnList, type RestOrderNode, type RestReturnNode } from '../src/rest/returnShape.ts';
+import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT, restReturnList, type RestOrderNode, type RestReturnNode } from '../src/formats/restReturn.ts';
 import { formatAmount } from '../src/domain/money.ts';
 import type { DoorResponse } from '../src/door.ts';
 import { RouteTable } from '../src/routeTable.ts';
@@ -182,7 +182,7 @@ WITH saved AS (
 SELECT id, email, created FROM saved`;
 // The page as the door serves it (return-read and order-read of the reference), built from one
 // query: PostgreSQL assembles each return with its order, items and notes as JSON; the amounts
-// are formatted and the reference shape applied in JavaScript (returnShape.ts, which the door
+// are formatted and the reference shape applied in JavaScript (src/formats/restReturn.ts, which the door
 // runs too). Written for the returns the bench seeds (ordered returns); the bench checks that
 // its body equals the door's before it measures.
 const SQL_RETURNS_PAGE = `

@@ -9,8 +9,8 @@ import type { ReturnStatus, StoreKind, WebhookPayload } from '../generated/prism
 import type { Database } from '../db/database.ts';
 import { RETURN_BACKFILL_TOPIC } from '../domain/webhooks.ts';
 import type { Logger } from '../logger.ts';
-import { COMPAT_RETURN_FRAGMENT, loopReturnWebhook, type CompatReturnNode, type LoopTrigger } from '../compat/returnShape.ts';
-import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT, restOrder, restReturn, type RestOrderNode, type RestReturnNode } from '../rest/returnShape.ts';
+import { COMPAT_RETURN_FRAGMENT, loopReturnWebhook, type CompatReturnNode, type LoopTrigger } from '../formats/loopReturn.ts';
+import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT, restOrder, restReturn, type RestOrderNode, type RestReturnNode } from '../formats/restReturn.ts';
 import { createContext } from '../schema/context.ts';
 import { defineOperation, runOperation } from '../schema/execute.ts';
 

@@ -21,7 +21,7 @@ import {
   type AsnRowNode,
   type CompatNoteNode,
   type CompatReturnNode,
-} from '../returnShape.ts';
+} from '../../formats/loopReturn.ts';
 
 const REF_VARIABLES = '$number: Int, $id: ID, $orderName: String, $orderId: ID';
 const REF_ARGS = 'number: $number, id: $id, orderName: $orderName, orderId: $orderId';

@@ -9,7 +9,7 @@ import type { Route, RouteInput } from '../../routeTable.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import type { FieldIssue } from '../../schema/errors.ts';
 import { problem, problemFromOutcome, validationProblem } from '../problem.ts';
-import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT, restNoOrder, restOrder, restReturn, type RestOrderNode, type RestReturnNode } from '../returnShape.ts';
+import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT, restNoOrder, restOrder, restReturn, type RestOrderNode, type RestReturnNode } from '../../formats/restReturn.ts';
 
 const GET = defineOperation(`
   query RestReturn($id: ID!) { return(id: $id) { ...RestReturn order { ...RestOrder } } }

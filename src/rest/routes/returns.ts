@@ -17,7 +17,7 @@ import {
   restReturnList,
   type RestOrderNode,
   type RestReturnNode,
-} from '../returnShape.ts';
+} from '../../formats/restReturn.ts';
 
 const CREATE = defineOperation(`
   mutation RestCreateReturn($input: ReturnCreateInput!, $idempotencyKey: String) {

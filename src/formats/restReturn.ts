@@ -1,6 +1,8 @@
 // The REST return and order objects as the reference document's return-read.schema and
 // order-read.schema (the REST door's contract), and the GraphQL selections they are read
 // from. The served OpenAPI document takes their JSON Schemas from the reference itself.
+// A format, not a door: the REST door answers these objects and the webhook kinds that speak
+// the reference (src/webhooks/payloads.ts) send them, so they live below both.
 
 export const REST_RETURN_FRAGMENT = `
   fragment RestReturn on Return {

@@ -2,6 +2,8 @@
 // snake_case objects, money as decimal strings, the platform's own `state` derived
 // from our native status, and the GraphQL selections these are read from. Names
 // that exist only on this interface (state, close, cancel ...) live here and nowhere else.
+// A format, not a door: the warehouse door answers these shapes and the `loop` webhook kind
+// sends them, so they live below both.
 
 /** Native statuses (GraphQL enum names) by the platform's state. */
 export const STATUSES_BY_STATE = {
