@@ -59,9 +59,15 @@ export interface OrderReference {
 }
 
 /** The store's order named by our id, the merchant's orderId or, if allowed, its name. */
-/** The orders of the store a reference may name: by our id, the merchant's id or (byName) the order name. */
-export function orderReferenceWhere(storeId: string, { reference, byName }: OrderReference) {
-  return { storeId, OR: [{ id: reference }, { externalId: reference }, ...(byName ? [{ name: reference }] : [])] } satisfies Prisma.OrderWhereInput;
+/**
+ * The orders of the store a reference may name (by our id, the merchant's id or, byName, the
+ * order name), in the order chooseReferencedOrder breaks a tie between same-named ones.
+ */
+export function orderReferenceQuery(storeId: string, { reference, byName }: OrderReference) {
+  return {
+    where: { storeId, OR: [{ id: reference }, { externalId: reference }, ...(byName ? [{ name: reference }] : [])] },
+    orderBy: { id: 'asc' },
+  } satisfies Prisma.OrderFindManyArgs;
 }
 
 /**
@@ -73,7 +79,7 @@ export function chooseReferencedOrder<T extends { id: string; externalId: string
 }
 
 export async function findOrder(db: Db | Tx, storeId: string, ref: OrderReference): Promise<Order | null> {
-  return chooseReferencedOrder(await db.order.findMany({ where: orderReferenceWhere(storeId, ref), orderBy: { id: 'asc' } }), ref.reference);
+  return chooseReferencedOrder(await db.order.findMany(orderReferenceQuery(storeId, ref)), ref.reference);
 }
 
 async function requireOrder(tx: Tx, storeId: string, reference: string): Promise<Order> {

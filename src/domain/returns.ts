@@ -120,15 +120,14 @@ export function returnItemUnitPrice(item: ItemAmountSource): { unitPrice: Decima
  * share of the order's tax; an imported item (no order) its unit price, nothing deducted or added.
  */
 export function returnItemAmounts(item: ItemAmountSource): ReturnItemAmounts {
+  const { unitPrice: price, currency } = returnItemUnitPrice(item);
+  const unitPrice = new Decimal(price);
   const line = item.orderLineItem;
   if (!line) {
-    if (!item.return) throw new Error('an item without an order line needs its return selected');
-    const unitPrice = new Decimal(item.unitPrice ?? 0);
     const zero = new Decimal(0);
-    return { currency: item.return.currency, unitPrice, discount: zero, tax: zero, amount: unitPrice.times(item.quantity) };
+    return { currency, unitPrice, discount: zero, tax: zero, amount: unitPrice.times(item.quantity) };
   }
-  const { currency, totalTax, subtotalPrice } = line.order;
-  const unitPrice = new Decimal(line.price ?? 0);
+  const { totalTax, subtotalPrice } = line.order;
   const gross = unitPrice.times(item.quantity);
   const discount = roundTo(new Decimal(line.discount ?? 0).times(item.quantity).dividedBy(Math.max(line.quantity, 1)), currency);
   const net = gross.minus(discount);
@@ -142,10 +141,14 @@ export function returnItemAmounts(item: ItemAmountSource): ReturnItemAmounts {
 /**
  * What the customer gets back for an item: the amount recorded when the return was
  * processed, the expected amount before that; nothing for exchange and keep outcomes.
+ * `amounts` gives the item's amounts when a caller already has them.
  */
-export function itemRefund(item: ItemAmountSource & { outcome: ReturnOutcome; refundAmount: DecimalValue | string | null }): DecimalValue {
+export function itemRefund(
+  item: ItemAmountSource & { outcome: ReturnOutcome; refundAmount: DecimalValue | string | null },
+  amounts: () => ReturnItemAmounts = () => returnItemAmounts(item),
+): DecimalValue {
   if (item.outcome !== 'refund' && item.outcome !== 'credit') return new Decimal(0);
-  return item.refundAmount === null ? returnItemAmounts(item).amount : new Decimal(item.refundAmount);
+  return item.refundAmount === null ? amounts().amount : new Decimal(item.refundAmount);
 }
 
 /** Sum of the amounts of the items still on the return. */

@@ -1,6 +1,6 @@
 // Fulfillments with tracking, shipment status updates and order deletion on v3; the
 // rules live in domain/fulfillments.ts.
-import { chooseReferencedOrder, createFulfillment, deleteOrder, orderReferenceWhere, SHIPMENT_EVENTS, SHIPMENT_STATUSES, updateShipmentStatus } from '../domain/fulfillments.ts';
+import { chooseReferencedOrder, createFulfillment, deleteOrder, orderReferenceQuery, SHIPMENT_EVENTS, SHIPMENT_STATUSES, updateShipmentStatus } from '../domain/fulfillments.ts';
 import { builder } from './builder.ts';
 import { storeIdOf } from './context.ts';
 import type { MutationFieldBuilder } from './node.ts';
@@ -84,8 +84,7 @@ builder.queryField('orderByReference', (t) =>
     },
     // One statement: the whole selection of every candidate (at most one per way of naming), then the choice.
     resolve: async (query, _root, args, ctx) => {
-      const where = orderReferenceWhere(storeIdOf(ctx), { reference: args.reference, byName: true });
-      const candidates = await ctx.reads.order.findMany({ ...query, where, orderBy: { id: 'asc' } });
+      const candidates = await ctx.reads.order.findMany({ ...query, ...orderReferenceQuery(storeIdOf(ctx), { reference: args.reference, byName: true }) });
       return chooseReferencedOrder(candidates, args.reference);
     },
   }),

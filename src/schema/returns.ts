@@ -243,7 +243,7 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
         'Refunded or credited for these units: the amount recorded when the return was processed, the expected amount before; ' +
         'zero for EXCHANGE and KEEP',
       select: { outcome: true, refundAmount: true, ...ITEM_AMOUNT_SELECT },
-      resolve: (item) => money(itemRefund(item), amountsOf(item).currency)!,
+      resolve: (item) => money(itemRefund(item, () => amountsOf(item)), amountsOf(item).currency)!,
     }),
     barcode: t.string({
       nullable: true,
