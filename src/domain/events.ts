@@ -23,6 +23,9 @@ export const TOPICS = [
   'inventory_level.updated',
   'inbound_shipment.updated',
   'return_tag.updated',
+  // A return's shipping label: given (at creation or later), then its carrier, tracking number or status changed.
+  'return_label.created',
+  'return_label.updated',
   'storefront_event.created',
   'custom_event.created',
 ] as const;

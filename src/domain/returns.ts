@@ -151,11 +151,135 @@ export function itemRefund(
   return item.refundAmount === null ? amounts().amount : new Decimal(item.refundAmount);
 }
 
-/** Sum of the amounts of the items still on the return. */
-export function returnTotal(items: (ItemAmountSource & { removedAt: Date | string | null })[]): DecimalValue {
+export interface ReturnTotals {
+  /** Units at their price, before discounts and tax. */
+  product: DecimalValue;
+  discount: DecimalValue;
+  tax: DecimalValue;
+  /** product - discount + tax: the sum of the items' amounts. */
+  total: DecimalValue;
+}
+
+/** The parts of the return's total, over the items still on it. */
+export function returnTotals(items: (ItemAmountSource & { removedAt: Date | string | null })[]): ReturnTotals {
+  const zero = new Decimal(0);
   return items
     .filter((item) => item.removedAt === null)
-    .reduce((sum, item) => sum.plus(returnItemAmounts(item).amount), new Decimal(0));
+    .reduce<ReturnTotals>(
+      (sums, item) => {
+        const amounts = returnItemAmounts(item);
+        return {
+          product: sums.product.plus(amounts.unitPrice.times(item.quantity)),
+          discount: sums.discount.plus(amounts.discount),
+          tax: sums.tax.plus(amounts.tax),
+          total: sums.total.plus(amounts.amount),
+        };
+      },
+      { product: zero, discount: zero, tax: zero, total: zero },
+    );
+}
+
+/**
+ * The tax part of an item's refund: its tax in the share the refund pays of the item's amount
+ * (all of it for a full refund), so that refund = refunded item + refunded tax.
+ */
+export function itemRefundTax(refund: DecimalValue, amounts: ReturnItemAmounts): DecimalValue {
+  if (refund.isZero() || amounts.amount.isZero()) return new Decimal(0);
+  return roundTo(amounts.tax.times(refund).dividedBy(amounts.amount), amounts.currency);
+}
+
+// ---------------------------------------------------------------- facts about a return for reports
+
+/** A time as reads answer it (text) or as Prisma does (Date). */
+type Instant = Date | string;
+
+const time = (value: Instant) => new Date(value).getTime();
+
+/** When the return last changed after its creation; null while it is as created. */
+export function editedAtOf<T extends Instant>(ret: { createdAt: T; updatedAt: T }): T | null {
+  return time(ret.updatedAt) > time(ret.createdAt) ? ret.updatedAt : null;
+}
+
+/** What closedAtOf reads; usable as a Prisma `select` on Return. */
+export const CLOSED_AT_SELECT = {
+  status: true,
+  statusChanges: { where: { toStatus: 'complete' }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: 1, select: { createdAt: true } },
+} satisfies Prisma.ReturnSelect;
+
+/** When a complete return was processed (its latest change to complete); null unless it is complete now. */
+export function closedAtOf<T extends Instant>(ret: { status: ReturnStatus; statusChanges: { createdAt: T }[] }): T | null {
+  return ret.status === 'complete' ? (ret.statusChanges[0]?.createdAt ?? null) : null;
+}
+
+/**
+ * Whether the returned units go back to stock where they are received: null without a receiving
+ * location; `pending` while the return is handled; `not_restocked` once it is final, because
+ * processing records refunds and credit but changes no inventory level.
+ */
+export function restockStatusOf(ret: { status: ReturnStatus; destinationLocationId: string | null }): 'pending' | 'not_restocked' | null {
+  if (ret.destinationLocationId === null) return null;
+  return IN_PROGRESS.includes(ret.status) ? 'pending' : 'not_restocked';
+}
+
+/** The number in an order's name ("#1001" -> "1001"); null when the name holds none. */
+export function orderNumberOf(name: string): string | null {
+  return /\d+/.exec(name)?.[0] ?? null;
+}
+
+/** What originCountryOf reads; usable as a Prisma `select` on Return. */
+export const ORIGIN_COUNTRY_SELECT = { originAddress: true, order: { select: { shippingAddress: true } } } satisfies Prisma.ReturnSelect;
+
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+
+/**
+ * The country the return ships from: its origin address's, else (none given) its order's
+ * shipping address's. A two-letter value is the ISO code and gives the English name; other
+ * text (an origin address given to returnCreate is stored as sent) is the name, without a code.
+ */
+export function originCountryOf(ret: { originAddress: unknown; order: { shippingAddress: unknown } | null }): { code: string | null; name: string | null } {
+  const countryIn = (address: unknown) =>
+    address !== null && typeof address === 'object' && typeof (address as { country?: unknown }).country === 'string'
+      ? (address as { country: string }).country.trim()
+      : '';
+  const given = countryIn(ret.originAddress) || countryIn(ret.order?.shippingAddress);
+  if (given === '') return { code: null, name: null };
+  if (!/^[A-Za-z]{2}$/.test(given)) return { code: null, name: given };
+  const code = given.toUpperCase();
+  return { code, name: regionNames.of(code) ?? code };
+}
+
+/** What describing a returned item's variant and picture reads; usable as a Prisma `select` on ReturnItem. */
+export const ITEM_LOOK_SELECT = {
+  variantTitle: true,
+  product: { select: { images: { orderBy: [{ position: 'asc' }, { id: 'asc' }], take: 1, select: { url: true } } } },
+  orderLineItem: {
+    select: {
+      imageUrl: true,
+      product: {
+        select: {
+          options: { orderBy: { option: { position: 'asc' } }, select: { value: true } },
+          images: { orderBy: [{ position: 'asc' }, { id: 'asc' }], take: 1, select: { url: true } },
+        },
+      },
+    },
+  },
+} satisfies Prisma.ReturnItemSelect;
+
+type ItemLookSource = Plain<Prisma.ReturnItemGetPayload<{ select: typeof ITEM_LOOK_SELECT }>>;
+
+/** An ordered item's variant is its matched product's option values ("Small / Navy"); an imported one's what the import gave. */
+export function itemVariantTitle(item: ItemLookSource): string | null {
+  const line = item.orderLineItem;
+  if (!line) return item.variantTitle;
+  const values = line.product?.options.map((option) => option.value) ?? [];
+  return values.length > 0 ? values.join(' / ') : null;
+}
+
+/** The line's image as submitted, else the first image of the product the item names. */
+export function itemImageUrl(item: ItemLookSource): string | null {
+  const line = item.orderLineItem;
+  if (line) return line.imageUrl ?? line.product?.images[0]?.url ?? null;
+  return item.product?.images[0]?.url ?? null;
 }
 
 // ---------------------------------------------------------------- finding a return
@@ -562,16 +686,19 @@ async function insertReturn(tx: Tx, storeId: string, id: string, input: CreateRe
         })),
       },
     },
-    select: { id: true, storeId: true, number: true, status: true, type: true },
+    select: { id: true, storeId: true, number: true, status: true, type: true, carrier: true, trackingNumber: true, labelStatus: true },
   });
   await recordCreation(tx, storeId, created, orderId);
 }
 
-/** What every new return records: its first status change, the store's processing fee and return.created. */
+/**
+ * What every new return records: its first status change, the store's processing fee and
+ * return.created, then return_label.created when it was made with a label's tracking number.
+ */
 async function recordCreation(
   tx: Tx,
   storeId: string,
-  created: { id: string; number: number; status: ReturnStatus; type: ReturnType },
+  created: { id: string; number: number; status: ReturnStatus; type: ReturnType } & LabelFields,
   orderId: string | null,
 ): Promise<void> {
   await recordChange(tx, created.id, { operation: 'create', from: null, to: created.status });
@@ -582,6 +709,23 @@ async function recordCreation(
     subjectId: created.id,
     data: { id: created.id, number: created.number, status: created.status, type: created.type, orderId },
   });
+  if (created.trackingNumber !== null) await emitLabel(tx, { ...created, storeId }, 'return_label.created');
+}
+
+/** What the platform's label webhook reports of a label; a change to any of them is label.updated. */
+interface LabelFields {
+  carrier: string | null;
+  trackingNumber: string | null;
+  labelStatus: string | null;
+}
+
+async function emitLabel(
+  tx: Tx,
+  target: { id: string; storeId: string; number: number } & LabelFields,
+  topic: 'return_label.created' | 'return_label.updated',
+): Promise<void> {
+  const { id, number, carrier, trackingNumber, labelStatus } = target;
+  await recordEvent(tx, { storeId: target.storeId, topic, subjectId: id, data: { id, number, carrier, trackingNumber, labelStatus } });
 }
 
 // ---------------------------------------------------------------- imported returns
@@ -724,7 +868,7 @@ async function insertImportedReturn(tx: Tx, storeId: string, id: string, input: 
         }),
       },
     },
-    select: { id: true, storeId: true, number: true, status: true, type: true },
+    select: { id: true, storeId: true, number: true, status: true, type: true, carrier: true, trackingNumber: true, labelStatus: true },
   });
   await recordCreation(tx, storeId, created, null);
 }
@@ -960,6 +1104,46 @@ export async function addReturnNote(db: Db, storeId: string, ref: ReturnRef, con
   });
 }
 
+export interface SetReturnLabelInput extends ReturnLabelInput {
+  /** The label's shipment status as the carrier reports it (free text, e.g. in_transit). */
+  labelStatus?: string | null;
+}
+
+/**
+ * Gives the return a shipping label, or changes the one it has: its tracking number, carrier,
+ * URLs and status are replaced by the input's. Records return.updated when anything changed,
+ * and return_label.created for a return that had no tracking number, else return_label.updated
+ * when the carrier, tracking number or label status changed.
+ */
+export async function setReturnLabel(db: Db, storeId: string, ref: ReturnRef, input: SetReturnLabelInput): Promise<string> {
+  const issues = new InputIssues();
+  const wanted = {
+    trackingNumber: requiredText(issues, 'label.trackingNumber', input.trackingNumber),
+    carrier: optionalText(issues, 'label.carrier', input.carrier ?? null) ?? null,
+    trackingUrl: optionalText(issues, 'label.trackingUrl', input.trackingUrl ?? null, 2048) ?? null,
+    labelUrl: optionalText(issues, 'label.postageLabelUrl', input.postageLabelUrl ?? null, 2048) ?? null,
+    labelStatus: optionalText(issues, 'labelStatus', input.labelStatus ?? null) ?? null,
+  };
+  issues.throwIfAny();
+  return inTransaction(db, async (tx) => {
+    const target = await lockReturn(tx, storeId, ref);
+    // A label is bookkeeping like a note: any status but deleted takes one.
+    if (!canApply('note', target.status)) throw new UnprocessableState(`${target.label} is ${target.status}: a label cannot be set in that status`);
+    const before = await tx.return.findUniqueOrThrow({
+      where: { id: target.id },
+      select: { carrier: true, trackingNumber: true, labelStatus: true, trackingUrl: true, labelUrl: true },
+    });
+    const changed = (Object.keys(wanted) as (keyof typeof wanted)[]).filter((field) => before[field] !== wanted[field]);
+    if (changed.length === 0) return target.id;
+    await tx.return.update({ where: { id: target.id }, data: { ...wanted, updatedAt: new Date() } });
+    await emitUpdated(tx, target, { status: target.status, operation: 'label', changed });
+    const reported = changed.some((field) => field === 'carrier' || field === 'trackingNumber' || field === 'labelStatus');
+    if (before.trackingNumber === null) await emitLabel(tx, { ...target, ...wanted }, 'return_label.created');
+    else if (reported) await emitLabel(tx, { ...target, ...wanted }, 'return_label.updated');
+    return target.id;
+  });
+}
+
 const MAX_TAGS = 50;
 
 /** Replaces the return's tags; each must be a tag the store defines (see returnTags.ts). */
@@ -1035,6 +1219,8 @@ export interface AsnRow {
   /** Null for an imported return. */
   orderId: string | null;
   orderName: string | null;
+  /** The number in the order's name; null for an imported return. */
+  orderNumber: string | null;
   status: ReturnStatus;
   customerEmail: string | null;
   title: string;
@@ -1046,9 +1232,12 @@ export interface AsnRow {
   carrier: string | null;
   trackingNumber: string | null;
   labelStatus: string | null;
+  restockStatus: string | null;
   /** ISO 8601. */
   createdAt: string;
   updatedAt: string;
+  /** ISO 8601; null unless the return is complete. */
+  closedAt: string | null;
 }
 
 /** A product's scannable code: its UPC, else its first barcode. */
@@ -1107,6 +1296,8 @@ export const ASN_RETURN_SELECT = {
   createdAt: true,
   updatedAt: true,
   customerEmail: true,
+  destinationLocationId: true,
+  statusChanges: CLOSED_AT_SELECT.statusChanges,
   order: { select: { id: true, name: true, customerEmail: true } },
   items: { ...ITEMS_ON_RETURN, select: { id: true, ...ITEM_DESCRIPTION_SELECT } },
 } satisfies Prisma.ReturnSelect;
@@ -1135,6 +1326,7 @@ export function asnRowsOf(ret: AsnReturn): AsnRow[] {
     returnItemId: item.id,
     orderId: ret.order?.id ?? null,
     orderName: ret.order?.name ?? null,
+    orderNumber: ret.order ? orderNumberOf(ret.order.name) : null,
     status: ret.status,
     customerEmail: ret.order ? ret.order.customerEmail : ret.customerEmail,
     ...describeItem(item),
@@ -1142,8 +1334,10 @@ export function asnRowsOf(ret: AsnReturn): AsnRow[] {
     carrier: ret.carrier,
     trackingNumber: ret.trackingNumber,
     labelStatus: ret.labelStatus,
+    restockStatus: restockStatusOf(ret),
     createdAt: ret.createdAt,
     updatedAt: ret.updatedAt,
+    closedAt: closedAtOf(ret),
   }));
 }
 

@@ -380,6 +380,13 @@ export async function deleteWebhookSubscription(db: Db | Tx, storeId: string, id
 export const RETURN_WEBHOOK_TOPICS: readonly Topic[] = ['return.created', 'return.updated'];
 export const RETURN_BACKFILL_TOPIC = 'return.backfill';
 
+/** A LOOP webhook also carries the platform's label webhook: it receives our label topics too. */
+const LOOP_LABEL_TOPICS: readonly Topic[] = ['return_label.created', 'return_label.updated'];
+
+function returnWebhookTopics(payload: ReturnWebhookPayload): Topic[] {
+  return payload === 'LOOP' ? [...RETURN_WEBHOOK_TOPICS, ...LOOP_LABEL_TOPICS] : [...RETURN_WEBHOOK_TOPICS];
+}
+
 export type ReturnWebhookPayload = Exclude<WebhookPayload, 'NATIVE'>;
 
 export interface ReturnWebhookInput {
@@ -449,7 +456,7 @@ export async function saveReturnWebhook(db: Db, storeId: string, input: ReturnWe
 
 function writeReturnWebhook(db: Db, storeId: string, input: ReturnWebhookInput): Promise<{ subscription: WebhookSubscription; created: boolean }> {
   return inTransaction(db, async (tx) => {
-    const fields = { url: input.url, secret: input.secret ?? null, payload: input.payload, topics: [...RETURN_WEBHOOK_TOPICS] };
+    const fields = { url: input.url, secret: input.secret ?? null, payload: input.payload, topics: returnWebhookTopics(input.payload) };
     const existing = input.externalId
       ? await tx.webhookSubscription.findFirst({ where: { storeId, externalId: input.externalId }, select: { id: true } })
       : null;

@@ -36,7 +36,20 @@ import {
   type ItemAmountSource,
   type ReturnItemAmounts,
   returnItemUnitPrice,
-  returnTotal,
+  returnTotals,
+  type ReturnTotals,
+  itemRefundTax,
+  ITEM_LOOK_SELECT,
+  itemImageUrl,
+  itemVariantTitle,
+  editedAtOf,
+  CLOSED_AT_SELECT,
+  closedAtOf,
+  restockStatusOf,
+  orderNumberOf,
+  ORIGIN_COUNTRY_SELECT,
+  originCountryOf,
+  setReturnLabel,
   type AsnRow,
   type ImportedReturnResult,
   type ReturnPage,
@@ -163,6 +176,20 @@ function amountsOf(item: ItemAmountSource): ReturnItemAmounts {
   return amounts;
 }
 
+/** What a return's totals read; usable as a Prisma `select` on Return. */
+const TOTALS_SELECT = { currency: true, items: { ...ITEMS_ON_RETURN, select: { removedAt: true, ...ITEM_AMOUNT_SELECT } } } as const;
+
+/** A return's totals, computed once per return row a request reads (its four total fields each need them). */
+const returnTotalsMemo = new WeakMap<object, ReturnTotals>();
+function totalsOf(ret: { items: Parameters<typeof returnTotals>[0] }): ReturnTotals {
+  let totals = returnTotalsMemo.get(ret);
+  if (!totals) {
+    totals = returnTotals(ret.items);
+    returnTotalsMemo.set(ret, totals);
+  }
+  return totals;
+}
+
 export const ReturnItem = builder.prismaObject('ReturnItem', {
   // Select mode (builder.ts): every list of returns reads its items; what an import gave an
   // item, its position and its bookkeeping load only when asked for.
@@ -194,7 +221,18 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
       select: ITEM_SKU_SELECT,
       resolve: itemSku,
     }),
-    variantTitle: t.exposeString('variantTitle', { nullable: true, description: 'As an import gave it' }),
+    variantTitle: t.string({
+      nullable: true,
+      description: "The variant: the matched product's option values (\"Small / Navy\"), or what an import gave; null when neither is known",
+      select: ITEM_LOOK_SELECT,
+      resolve: itemVariantTitle,
+    }),
+    imageUrl: t.string({
+      nullable: true,
+      description: "The order line's image URL as submitted, else the first image of the item's product; null when there is none",
+      select: ITEM_LOOK_SELECT,
+      resolve: itemImageUrl,
+    }),
     condition: t.exposeString('condition', { nullable: true, description: 'As an import gave it' }),
     unitPrice: t.field({
       type: Money,
@@ -244,6 +282,27 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
         'zero for EXCHANGE and KEEP',
       select: { outcome: true, refundAmount: true, ...ITEM_AMOUNT_SELECT },
       resolve: (item) => money(itemRefund(item, () => amountsOf(item)), amountsOf(item).currency)!,
+    }),
+    refundTax: t.field({
+      type: Money,
+      nullable: false,
+      description: "The tax part of refund: the item's tax in the share refund pays of its amount (all of it for a full refund)",
+      select: { outcome: true, refundAmount: true, ...ITEM_AMOUNT_SELECT },
+      resolve: (item) => {
+        const amounts = amountsOf(item);
+        return money(itemRefundTax(itemRefund(item, () => amounts), amounts), amounts.currency)!;
+      },
+    }),
+    refundItem: t.field({
+      type: Money,
+      nullable: false,
+      description: 'The item part of refund: refund less refundTax',
+      select: { outcome: true, refundAmount: true, ...ITEM_AMOUNT_SELECT },
+      resolve: (item) => {
+        const amounts = amountsOf(item);
+        const refund = itemRefund(item, () => amounts);
+        return money(refund.minus(itemRefundTax(refund, amounts)), amounts.currency)!;
+      },
     }),
     barcode: t.string({
       nullable: true,
@@ -356,9 +415,84 @@ export const Return = builder.prismaNode('Return', {
     total: t.field({
       type: Money,
       nullable: false,
-      description: 'Sum of the amounts of the items on the return',
-      select: { currency: true, items: { ...ITEMS_ON_RETURN, select: { removedAt: true, ...ITEM_AMOUNT_SELECT } } },
-      resolve: (ret) => money(returnTotal(ret.items), ret.currency)!,
+      description: 'Sum of the amounts of the items on the return: productTotal less discountTotal plus taxTotal',
+      select: TOTALS_SELECT,
+      resolve: (ret) => money(totalsOf(ret).total, ret.currency)!,
+    }),
+    productTotal: t.field({
+      type: Money,
+      nullable: false,
+      description: 'Sum of the items on the return at their unit price times their quantity, before discounts and tax',
+      select: TOTALS_SELECT,
+      resolve: (ret) => money(totalsOf(ret).product, ret.currency)!,
+    }),
+    discountTotal: t.field({
+      type: Money,
+      nullable: false,
+      description: "Sum of the items' discounts (each line's discount pro-rated to the returned units)",
+      select: TOTALS_SELECT,
+      resolve: (ret) => money(totalsOf(ret).discount, ret.currency)!,
+    }),
+    taxTotal: t.field({
+      type: Money,
+      nullable: false,
+      description: "Sum of the items' tax (the order's tax pro-rated by each item's share of the order subtotal)",
+      select: TOTALS_SELECT,
+      resolve: (ret) => money(totalsOf(ret).tax, ret.currency)!,
+    }),
+    editedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the return last changed after its creation (updatedAt); null while it is as it was created',
+      select: { createdAt: true, updatedAt: true },
+      resolve: editedAtOf,
+    }),
+    closedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the return was processed (its latest change to COMPLETE, from statusChanges); null unless it is COMPLETE',
+      select: CLOSED_AT_SELECT,
+      resolve: closedAtOf,
+    }),
+    orderNumber: t.string({
+      nullable: true,
+      description: 'The number in its order\'s name ("#1001" gives "1001"); null for an imported return or a name without digits',
+      select: { order: { select: { name: true } } },
+      resolve: (ret) => (ret.order ? orderNumberOf(ret.order.name) : null),
+    }),
+    originCountryCode: t.string({
+      nullable: true,
+      description:
+        "ISO 3166-1 alpha-2 code of the country the return ships from (originAddress, else the order's shipping address); " +
+        'null when unknown or given as a name',
+      select: ORIGIN_COUNTRY_SELECT,
+      resolve: (ret) => originCountryOf(ret).code,
+    }),
+    originCountry: t.string({
+      nullable: true,
+      description: 'English name of the country the return ships from (the name given, when it was given as text); null when unknown',
+      select: ORIGIN_COUNTRY_SELECT,
+      resolve: (ret) => originCountryOf(ret).name,
+    }),
+    multiCurrency: t.boolean({
+      nullable: false,
+      description: "True when the return's currency (its order's) differs from the store's currency",
+      select: { currency: true, store: { select: { currency: true } } },
+      resolve: (ret) => ret.currency !== ret.store.currency,
+    }),
+    receivingLocationId: t.id({
+      nullable: true,
+      description: 'Our id (loc_) of the location receiving the return, where its units would be restocked; null when an import named an address instead',
+      select: { destinationLocationId: true },
+      resolve: (ret) => ret.destinationLocationId,
+    }),
+    restockStatus: t.string({
+      nullable: true,
+      description:
+        'Whether the returned units go back to stock at the receiving location: pending while the return is handled, not_restocked once ' +
+        'it is final (processing records refunds but changes no inventory level); null without a receiving location',
+      select: { status: true, destinationLocationId: true },
+      resolve: restockStatusOf,
     }),
     totalRefund: t.field({
       type: Money,
@@ -398,6 +532,7 @@ export const ReturnAsnRow = builder.objectRef<AsnRow>('ReturnAsnRow').implement(
     returnItemId: t.exposeID('returnItemId', { nullable: false, description: 'Our return item id (rli_) of the line' }),
     orderId: t.exposeID('orderId', { nullable: true, description: 'Our order id (ord_); null for an imported return' }),
     orderName: t.exposeString('orderName', { nullable: true, description: 'Order name such as #1001; null for an imported return' }),
+    orderNumber: t.exposeString('orderNumber', { nullable: true, description: "The number in the order's name; null for an imported return" }),
     status: t.expose('status', { nullable: false, type: ReturnStatus, description: "The return's current status" }),
     customerEmail: t.exposeString('customerEmail', {
       nullable: true,
@@ -419,8 +554,10 @@ export const ReturnAsnRow = builder.objectRef<AsnRow>('ReturnAsnRow').implement(
     carrier: t.exposeString('carrier', { nullable: true, description: "Carrier of the return shipment; null when none was given" }),
     trackingNumber: t.exposeString('trackingNumber', { nullable: true, description: 'Tracking number of the return shipment; null when none was given' }),
     labelStatus: t.exposeString('labelStatus', { nullable: true, description: "The return's label status as recorded (free text); usually null" }),
+    restockStatus: t.exposeString('restockStatus', { nullable: true, description: "As Return.restockStatus: pending, not_restocked, or null without a receiving location" }),
     createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime', description: 'When the return was created' }),
     updatedAt: t.expose('updatedAt', { nullable: false, type: 'DateTime', description: 'When the return last changed' }),
+    closedAt: t.expose('closedAt', { nullable: true, type: 'DateTime', description: 'When the return was processed; null unless it is COMPLETE' }),
   }),
 });
 
@@ -859,6 +996,28 @@ function returnTagsSetField(t: MutationFieldBuilder, deprecationReason?: string)
     },
   });
 }
+
+builder.mutationField('returnLabelSet', (t) =>
+  t.prismaField({
+    type: 'Return',
+    nullable: false,
+    description:
+      "Gives the return a shipping label, or replaces the one it has (tracking number, carrier, URLs and status all take the input's values). " +
+      'Records return.updated when anything changed, and return_label.created for a return without a tracking number before, else ' +
+      `return_label.updated when the carrier, tracking number or label status changed. Allowed in any status but DELETED. ${RETURN_REF} ` +
+      `Needs returns_write. Errors: ${REF_INVALID}, or for a blank tracking number or a text over its length; ${REF_MISSING}; ${NOT_ALLOWED}.`,
+    authScopes: { scope: 'returns_write' },
+    args: {
+      ...returnRefArgs(t),
+      label: t.arg({ type: ReturnLabelInput, required: true, description: 'The label: trackingNumber required (up to 255 characters), carrier and URLs optional' }),
+      labelStatus: t.arg.string({ description: "The label's shipment status as the carrier reports it (e.g. pre_transit, in_transit, delivered); null clears it" }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      const id = await setReturnLabel(ctx.prisma, storeIdOf(ctx), refOf(args), { ...args.label, labelStatus: args.labelStatus });
+      return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+);
 
 builder.mutationFields((t) => ({
   returnCreate: returnCreateField(t, { input: ReturnCreateInput, payload: ReturnCreatePayload }),

@@ -113,7 +113,7 @@ export const WebhookSubscription = builder.prismaNode('WebhookSubscription', {
     url: t.exposeString('url', { nullable: false, description: 'Where deliveries are POSTed (https, or http to loopback where allowed)' }),
     topics: t.exposeStringList('topics', {
       nullable: false,
-      description: 'Topics whose events it receives (see webhookTopics); a return webhook has return.created and return.updated',
+      description: 'Topics whose events it receives (see webhookTopics); a return webhook has return.created and return.updated, and a LOOP one also return_label.created and return_label.updated',
     }),
     enabled: t.exposeBoolean('enabled', { nullable: false, description: 'A disabled subscription gets no new events; its pending deliveries wait' }),
     payload: t.expose('payload', {
@@ -230,7 +230,7 @@ function returnWebhookSaveInput(name: string, description: string) {
   });
 }
 
-const RETURN_WEBHOOK = `A webhook of every return event (${RETURN_WEBHOOK_TOPICS.join(', ')}), shaped as \`payload\` says`;
+const RETURN_WEBHOOK = `A webhook of every return event (${RETURN_WEBHOOK_TOPICS.join(', ')}; a LOOP one also of its label's), shaped as \`payload\` says`;
 const ReturnWebhookSaveInput = returnWebhookSaveInput('ReturnWebhookSaveInput', RETURN_WEBHOOK);
 const SaveReturnWebhookInput = returnWebhookSaveInput(
   'SaveReturnWebhookInput',
@@ -243,7 +243,7 @@ const SavedReturnWebhook = builder.objectRef<{ subscription: WebhookSubscription
     subscription: t.field({
       type: WebhookSubscription,
       nullable: false,
-      description: 'The subscription behind the return webhook (topics return.created and return.updated)',
+      description: 'The subscription behind the return webhook (topics return.created and return.updated; a LOOP one also return_label.created and return_label.updated)',
       resolve: (saved) => toPlain(saved.subscription),
     }),
     created: t.exposeBoolean('created', { nullable: false, description: 'False when the webhook with this externalId was updated' }),
@@ -390,7 +390,8 @@ function returnWebhookSaveField(t: MutationFieldBuilder, input: typeof ReturnWeb
     type: SavedReturnWebhook,
     nullable: false,
     description:
-      `Creates a return webhook (the v2.2 reference document's webhooks): a subscription to ${RETURN_WEBHOOK_TOPICS.join(' and ')} whose ` +
+      `Creates a return webhook (the v2.2 reference document's webhooks): a subscription to ${RETURN_WEBHOOK_TOPICS.join(' and ')} ` +
+      '(a LOOP one also to return_label.created and return_label.updated, the platform\'s label webhook) whose ' +
       'deliveries are shaped as payload says; or, when the store has a webhook with the externalId given, updates its url, secret and ' +
       'payload instead (created: false). With backfill, every return that exists now is announced to it too, in the same transaction. ' +
       'Needs webhooks_write. Errors: BAD_USER_INPUT for an invalid url, secret or externalId (nothing written).',

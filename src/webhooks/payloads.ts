@@ -1,15 +1,23 @@
 // The body of a delivery, by the subscription's payload kind. NATIVE is our envelope of
 // the stored event. REDO and LOOP are the two published return webhooks: they carry the
 // return as it is when the delivery is made, read through the one schema with the
-// mappers of the door that owns each shape (the v2.2 reference's return and order for
-// REDO, the warehouse platform's return for LOOP), so a webhook never shows a field or
-// value that its published shape does not allow.
+// formats of src/formats (the v2.2 reference's return and order for REDO, the warehouse
+// platform's return and label for LOOP), the same the doors answer, so a webhook never shows
+// a field or value that its published shape does not allow.
 import DataLoader from 'dataloader';
 import type { ReturnStatus, StoreKind, WebhookPayload } from '../generated/prisma/client.ts';
 import type { Database } from '../db/database.ts';
 import { RETURN_BACKFILL_TOPIC } from '../domain/webhooks.ts';
 import type { Logger } from '../logger.ts';
-import { COMPAT_RETURN_FRAGMENT, loopReturnWebhook, type CompatReturnNode, type LoopTrigger } from '../formats/loopReturn.ts';
+import {
+  COMPAT_RETURN_FRAGMENT,
+  loopLabelWebhook,
+  loopReturnWebhook,
+  type CompatReturnNode,
+  type LabelEventData,
+  type LoopLabelTrigger,
+  type LoopTrigger,
+} from '../formats/loopReturn.ts';
 import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT, restOrder, restReturn, type RestOrderNode, type RestReturnNode } from '../formats/restReturn.ts';
 import { createContext } from '../schema/context.ts';
 import { defineOperation, runOperation } from '../schema/execute.ts';
@@ -133,6 +141,12 @@ const REDO_TYPES: Record<string, 'created' | 'updated' | 'backfill'> = {
   [RETURN_BACKFILL_TOPIC]: 'backfill',
 };
 
+/** Our label topics, as the platform's label webhook names them (topic `label`). */
+const LOOP_LABEL_TRIGGERS: Record<string, LoopLabelTrigger> = {
+  'return_label.created': 'label.created',
+  'return_label.updated': 'label.updated',
+};
+
 function loopTrigger(event: DeliveredEvent): LoopTrigger {
   if (event.topic === 'return.created') return 'return.created';
   // A status change records where it led and where it came from (enum values); other
@@ -167,6 +181,12 @@ export async function deliveryBody(returns: ReturnReader, event: DeliveredEvent)
     }
     case 'LOOP': {
       const node = await returns.read<CompatReturnNode>('LOOP', event);
+      const labelTrigger = LOOP_LABEL_TRIGGERS[event.topic];
+      if (labelTrigger) {
+        // The label as the event recorded it: a later change has its own event and delivery.
+        const label = event.data as LabelEventData;
+        return JSON.stringify(loopLabelWebhook(node, label, { trigger: labelTrigger, shopId: event.storeId, at: event.createdAt }));
+      }
       return JSON.stringify(loopReturnWebhook(node, { trigger: loopTrigger(event), shopId: event.storeId }));
     }
   }

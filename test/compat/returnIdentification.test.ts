@@ -108,10 +108,10 @@ describe('details', () => {
     expect(bodies[0]).toMatchObject({ id: ret.number, svc_id: ret.id });
   });
 
-  it('has the platform shape: snake_case, numeric id with svc_id, money strings, UTC timestamps', async () => {
+  it('has the platform shape: snake_case, numeric id with svc_id, money strings, UTC timestamps as Get Return Details writes them', async () => {
     const order = await createTestOrder(server.db, store.storeId, {
       lines: [
-        { title: 'Black Striped Shirt', sku: '2039473-Y', price: '78.00', discount: '6.00', quantity: 2, externalProductId: 'p-1', externalVariantId: 'v-1' },
+        { externalId: '23984238720', title: 'Black Striped Shirt', sku: '2039473-Y', price: '78.00', discount: '6.00', quantity: 2, externalProductId: '29871298313', externalVariantId: 'v-1' },
         { title: 'Cap', sku: null, price: '12.5', externalProductId: 'p-2', externalVariantId: null },
       ],
       totalTax: '8.58',
@@ -119,58 +119,106 @@ describe('details', () => {
       customerEmail: 'example@example.com',
     });
     const ret = await insertTestReturn(server.db, store.storeId, order, { items: [{ lineIndex: 0, quantity: 1 }, { lineIndex: 1, outcome: 'exchange' }] });
-    await server.db.prisma.returnItem.update({ where: { id: ret.itemIds[0] }, data: { reason: 'I like another style more' } });
+    await server.db.prisma.returnItem.update({ where: { id: ret.itemIds[0] }, data: { reason: 'I like another style more', customerComment: 'too long' } });
     await server.db.prisma.return.update({ where: { id: ret.id }, data: { carrier: 'USPS', trackingNumber: '9400', labelStatus: 'new', labelUrl: 'https://labels.example/1.pdf' } });
-    const stored = await server.db.prisma.return.findUniqueOrThrow({ where: { id: ret.id } });
+    const stored = await server.db.prisma.return.findUniqueOrThrow({ where: { id: ret.id }, include: { items: { orderBy: { id: 'asc' } } } });
+    const sqlTime = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
+    const itemCreated = (id: string) => stored.items.find((item) => item.id === id)!.createdAt.toISOString();
 
     const res = await warehouse(server, store.secret, 'GET', `/return/details?svc_return_id=${ret.id}&currency_type=shop`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('application/json');
+    const none = { exchange: null, exchange_order_name: null, exchange_order_id: null, handling_fee: '0.00', upsell: '0.00' };
+    const noExchange = { exchange_product_total: '0.00', exchange_discount_total: '0.00', exchange_tax_total: '0.00', exchange_total: '0.00', exchange_credit_total: '0.00' };
     expect(res.body).toEqual({
       id: ret.number,
       svc_id: ret.id,
       state: 'open',
-      created_at: stored.createdAt.toISOString(),
-      updated_at: stored.updatedAt.toISOString(),
+      created_at: sqlTime(stored.createdAt),
+      updated_at: sqlTime(stored.updatedAt),
+      edited_at: sqlTime(stored.updatedAt),
       order_id: order.id,
       order_name: order.name,
+      order_number: order.name.slice(1),
+      provider_order_id: order.externalId,
+      provider_order_number: Number(order.name.slice(1)),
       customer: 'example@example.com',
+      origin_country: 'United States',
+      origin_country_code: 'US',
+      multi_currency: false,
       currency: 'USD',
       // 78.00 - 3.00 discount + 4.29 tax, and 12.50 + 0.72 tax
       total: '92.51',
       outcome: 'mixed',
+      return_product_total: '90.50',
+      return_discount_total: '3.00',
+      return_tax_total: '5.01',
+      return_total: '92.51',
+      return_credit_total: '92.51',
+      ...none,
+      ...noExchange,
+      gift_card: '0.00',
+      gift_card_order_name: null,
+      gift_card_order_id: null,
+      refund: '0.00',
+      refunds: [],
       carrier: 'USPS',
       tracking_number: '9400',
       label_status: 'new',
       label_url: 'https://labels.example/1.pdf',
+      destination_id: null,
       line_items: [
         {
           line_item_id: ret.itemIds[0],
-          product_id: 'p-1',
+          provider_line_item_id: 23984238720,
+          product_id: 29871298313,
           variant_id: 'v-1',
           sku: '2039473-Y',
+          line_item_title: 'Black Striped Shirt',
+          variant_title: null,
           title: 'Black Striped Shirt',
+          image: null,
           price: '78.00',
           discount: '3.00',
           tax: '4.29',
           refund: '79.29',
+          refund_item: '75.00',
+          refund_tax: '4.29',
+          returned_at: itemCreated(ret.itemIds[0]),
+          exchange_variant: '',
           return_reason: 'I like another style more',
+          parent_return_reason: null,
+          return_comment: 'too long',
           barcode: null,
           outcome: 'refund',
+          provider_restock_location_id: null,
+          consolidation_tracking: null,
         },
         {
           line_item_id: ret.itemIds[1],
+          provider_line_item_id: 'line-2',
           product_id: 'p-2',
           variant_id: null,
           sku: null,
+          line_item_title: 'Cap',
+          variant_title: null,
           title: 'Cap',
+          image: null,
           price: '12.50',
           discount: '0.00',
           tax: '0.72',
           refund: '0.00',
+          refund_item: '0.00',
+          refund_tax: '0.00',
+          returned_at: itemCreated(ret.itemIds[1]),
+          exchange_variant: '',
           return_reason: null,
+          parent_return_reason: null,
+          return_comment: null,
           barcode: null,
           outcome: 'exchange',
+          provider_restock_location_id: null,
+          consolidation_tracking: null,
         },
       ],
     });

@@ -242,16 +242,21 @@ describe('GET /reporting/asn', () => {
       carrier: 'UPS',
       tracking_number: '1Z',
       label_status: 'in_transit',
+      order_number: order.name.slice(1),
+      provider_order_number: order.name.slice(1),
+      restock_status: null,
       created_at: '2026-07-01T09:00:00.000Z',
       updated_at: '2026-07-01T09:00:00.000Z',
+      closed_at: null,
     };
     expect(res.body).toEqual([
       { ...common, return_line_item_id: ret.itemIds[0], title: 'Shirt', sku: 'SH-1', purchase_price: '30.00' },
       { ...common, return_line_item_id: ret.itemIds[1], title: 'Hat', sku: 'HT-1', purchase_price: '12.50' },
     ]);
     expect(Object.keys((res.body as Row[])[0])).toEqual([
-      'id', 'return_id', 'return_line_item_id', 'order_id', 'order_name', 'state', 'customer_email', 'title', 'sku', 'barcode',
-      'purchase_price', 'currency', 'carrier', 'tracking_number', 'label_status', 'created_at', 'updated_at',
+      'id', 'return_id', 'return_line_item_id', 'order_id', 'order_name', 'order_number', 'provider_order_number', 'state', 'customer_email',
+      'title', 'sku', 'barcode', 'purchase_price', 'currency', 'carrier', 'tracking_number', 'label_status', 'restock_status', 'created_at',
+      'updated_at', 'closed_at',
     ]);
   });
 

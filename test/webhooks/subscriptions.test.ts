@@ -209,6 +209,8 @@ describe('v3', () => {
         'inventory_level.updated',
         'inbound_shipment.updated',
         'return_tag.updated',
+        'return_label.created',
+        'return_label.updated',
         'storefront_event.created',
         'custom_event.created',
       ],

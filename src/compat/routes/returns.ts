@@ -138,7 +138,8 @@ async function notes(input: RouteInput): Promise<DoorResponse> {
 
 async function details(input: RouteInput): Promise<DoorResponse> {
   const currencyType = input.query.get('currency_type');
-  // Every return is kept in its order's currency, which is both the shop and the presentment view here.
+  // Amounts are kept in the order's currency only (the one shown to the shopper) and no exchange
+  // rates are kept, so both views answer them; multi_currency tells a client when they differ.
   if (currencyType !== null && !CURRENCY_TYPES.includes(currencyType)) {
     return compatError(422, `currency_type must be one of ${CURRENCY_TYPES.join(', ')}, got "${currencyType}"`);
   }
@@ -146,7 +147,7 @@ async function details(input: RouteInput): Promise<DoorResponse> {
   if (!ref.ok) return ref.response;
   const outcome = await runOperation<{ findReturn: CompatReturnNode }>(DETAILS, { ...ref.value }, input.ctx);
   if (!outcome.ok) return compatErrorFrom(outcome.error);
-  return json(200, compatReturn(outcome.data.findReturn));
+  return json(200, compatReturn(outcome.data.findReturn, 'details'));
 }
 
 interface ListPage {
@@ -227,7 +228,7 @@ async function list(input: RouteInput): Promise<DoorResponse> {
     if (!outcome.ok) return compatErrorFrom(outcome.error);
     const { nodes, pageInfo } = outcome.data.returns;
     return json(200, {
-      returns: nodes.map(compatReturn),
+      returns: nodes.map((node) => compatReturn(node, 'list')),
       nextPageUrl: pageInfo.hasNextPage && pageInfo.endCursor ? pageUrl(input, request, { after: pageInfo.endCursor }) : null,
       previousPageUrl: pageInfo.hasPreviousPage && pageInfo.startCursor ? pageUrl(input, request, { before: pageInfo.startCursor }) : null,
     });
@@ -240,7 +241,7 @@ async function list(input: RouteInput): Promise<DoorResponse> {
     ({ returns }) => ({ items: returns.nodes, pageInfo: returns.pageInfo }),
     WHOLE_LIST_PAGE_SIZE,
   );
-  return streamedArray(pages, compatReturn);
+  return streamedArray(pages, (node) => compatReturn(node, 'list'));
 }
 
 interface AsnPage {
