@@ -33,6 +33,8 @@ export interface Config {
   webLimits: { loginAttempts: number; portalLookups: number };
   /** What one /v3/graphql request may ask for. */
   graphqlLimits: GraphQLLimits;
+  /** Open subscriptions one API client may hold on one instance, and events one may have waiting before it is disconnected. */
+  subscriptions: { perClient: number; maxPendingEvents: number };
   /** Delivered and discarded webhook deliveries (and their events) older than this are deleted. */
   webhookRetentionDays: number;
   /** Where request traces are sent; unset turns tracing off. */
@@ -128,6 +130,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', DEFAULT_GRAPHQL_LIMITS.maxTokens, 10, 1_000_000),
       maxDirectives: int(env, 'GRAPHQL_MAX_DIRECTIVES', DEFAULT_GRAPHQL_LIMITS.maxDirectives, 1, 10_000),
       maxCost: int(env, 'GRAPHQL_MAX_COST', DEFAULT_GRAPHQL_LIMITS.maxCost, 1, 100_000_000),
+    },
+    subscriptions: {
+      perClient: int(env, 'SUBSCRIPTIONS_PER_CLIENT', 20, 1, 100_000),
+      maxPendingEvents: int(env, 'SUBSCRIPTION_MAX_PENDING_EVENTS', 256, 1, 100_000),
     },
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     traces: traces(env),

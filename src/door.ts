@@ -8,6 +8,7 @@ import type { Database } from './db/database.ts';
 import { RETRY_AFTER_SECONDS } from './db/failures.ts';
 import { badInput, badParameters, type InputIssue } from './inputText.ts';
 import type { Logger } from './logger.ts';
+import type { LiveFeed } from './live/feed.ts';
 import type { Metrics } from './metrics.ts';
 import type { Tracing } from './telemetry.ts';
 
@@ -19,6 +20,8 @@ export interface AppDeps {
   metrics: Metrics;
   rateLimiter: RateLimiter;
   authenticator: Authenticator;
+  /** Committed changes as they happen, for subscriptions. */
+  live: LiveFeed;
   /** Present when traces are exported (config.traces); absent, nothing on the request path traces. */
   tracing?: Tracing;
 }
@@ -44,6 +47,8 @@ export interface DoorResponse {
    * was sent cuts the connection.
    */
   stream?: AsyncIterable<string>;
+  /** Aborted to cut a streamed answer's connection at once, even while the client is not reading. */
+  abort?: AbortSignal;
 }
 
 export interface Door {

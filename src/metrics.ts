@@ -4,6 +4,7 @@
 // read from the database at scrape time: it is shared by every instance.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from './db/database.ts';
+import type { LiveFeedObserver } from './live/feed.ts';
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'discarded';
 
@@ -12,6 +13,8 @@ export interface Metrics {
   observeRequest(labels: { door: string; route: string; method: string; status: number }, seconds: number): void;
   rateLimitRefused(door: string): void;
   webhookAttempt(outcome: DeliveryOutcome): void;
+  /** Open subscriptions, events sent to them, subscribers dropped. */
+  live: LiveFeedObserver;
   /** Stops listening to the database's statements. */
   close(): void;
 }
@@ -74,6 +77,23 @@ export function createMetrics(db: Database): Metrics {
     },
   });
 
+  const openSubscriptions = new Gauge({
+    name: 'graphql_subscriptions_open',
+    help: 'GraphQL subscriptions open on this instance',
+    registers: [registry],
+  });
+  const liveEvents = new Counter({
+    name: 'graphql_subscription_events_sent_total',
+    help: 'Events handed to the streams of open subscriptions on this instance',
+    registers: [registry],
+  });
+  const droppedSubscribers = new Counter({
+    name: 'graphql_subscriptions_dropped_total',
+    help: 'Subscriptions ended by the service: slow (the client read too slowly), feed lost (the database connection dropped)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+
   let queue: Promise<{ depth: number; oldestSeconds: number }> | undefined;
   /** Both queue gauges come from one query per scrape. */
   const readQueue = () => {
@@ -112,6 +132,12 @@ export function createMetrics(db: Database): Metrics {
     },
     webhookAttempt(outcome) {
       attempts.inc({ outcome });
+    },
+    live: {
+      subscriptionOpened: () => openSubscriptions.inc(),
+      subscriptionClosed: () => openSubscriptions.dec(),
+      eventSent: () => liveEvents.inc(),
+      subscriberDropped: (reason) => droppedSubscribers.inc({ reason }),
     },
     close: stopObserving,
   };

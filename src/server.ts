@@ -20,6 +20,7 @@ import { createAuthenticator } from './auth/authenticate.ts';
 import { configureOperationExecution } from './schema/execute.ts';
 import { databaseFailure } from './db/failures.ts';
 import { inRequestSpan, type ServedRequest } from './telemetry.ts';
+import { createLiveFeed } from './live/feed.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -66,7 +67,7 @@ const WHOLE: Sent = { ended: 'whole' };
 function send(res: http.ServerResponse, response: DoorResponse): Promise<Sent> {
   if (res.headersSent) return Promise.resolve(WHOLE);
   res.writeHead(response.status, response.headers ?? {});
-  if (response.stream) return writeStream(res, response.stream);
+  if (response.stream) return writeStream(res, response.stream, response.abort);
   res.end(response.body ?? '');
   return Promise.resolve(WHOLE);
 }
@@ -92,14 +93,19 @@ function drainedOrGone(res: http.ServerResponse): Promise<void> {
  * that fails after the head went out destroys the socket: the client sees a cut-off answer,
  * never an error appended to a half-written one.
  */
-async function writeStream(res: http.ServerResponse, stream: AsyncIterable<string>): Promise<Sent> {
+async function writeStream(res: http.ServerResponse, stream: AsyncIterable<string>, abort?: AbortSignal): Promise<Sent> {
+  const chunks = stream[Symbol.asyncIterator]();
   let closed = false;
+  // Ended at once, not when the next chunk comes: a subscription's next event may be hours away.
   const onClose = () => {
     closed = true;
+    void chunks.return?.();
   };
   res.once('close', onClose);
+  const cut = () => res.destroy();
+  if (abort?.aborted) cut();
+  abort?.addEventListener('abort', cut, { once: true });
   const gone = () => closed || res.destroyed;
-  const chunks = stream[Symbol.asyncIterator]();
   try {
     while (!gone()) {
       const next = await chunks.next();
@@ -118,6 +124,7 @@ async function writeStream(res: http.ServerResponse, stream: AsyncIterable<strin
     return { ended: 'failed', error };
   } finally {
     res.off('close', onClose);
+    abort?.removeEventListener('abort', cut);
     await chunks.return?.();
   }
 }
@@ -142,14 +149,16 @@ function closeGracefully(server: http.Server, graceMs: number): Promise<void> {
   });
 }
 
-export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'authenticator'> & { metrics?: Metrics; rateLimiter?: RateLimiter }): App {
+export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'authenticator' | 'live'> & { metrics?: Metrics; rateLimiter?: RateLimiter }): App {
+  const metrics = input.metrics ?? createMetrics(input.db);
   const deps: AppDeps = {
     ...input,
     authenticator: createAuthenticator(input.db),
-    metrics: input.metrics ?? createMetrics(input.db),
+    metrics,
     rateLimiter: input.rateLimiter ?? createRateLimiter({ limits: input.config.rateLimits, redisUrl: input.config.redisUrl }),
+    live: createLiveFeed({ db: input.db, logger: input.logger, observer: metrics.live, maxPending: input.config.subscriptions.maxPendingEvents }),
   };
-  const { db, logger, metrics, config, tracing } = deps;
+  const { db, logger, config, tracing } = deps;
   configureCursorSecret(config.cursorSecret);
   configurePortalLinkSecret(config.cursorSecret);
   configureOperationExecution(tracing?.execute);
@@ -295,6 +304,8 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
     metricsServer,
     metrics,
     async shutdown(graceMs = 10_000) {
+      // Open subscriptions end first (each client is told it completed), so their requests can finish.
+      await deps.live.close();
       await Promise.all([closeGracefully(server, graceMs), metricsServer ? closeGracefully(metricsServer, graceMs) : undefined]);
       metrics.close();
       await deps.rateLimiter.close();

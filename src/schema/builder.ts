@@ -53,6 +53,8 @@ export const builder = new SchemaBuilder<{
   scopeAuth: {
     // A type's scopes are checked once per object, not again for each of its fields.
     runScopesOnType: true,
+    // A subscription's scopes are checked once, when it is opened, not again for each event.
+    authorizeOnSubscribe: true,
     authScopes: (ctx) => ({
       authenticated: ctx.auth !== null,
       merchantUser: ctx.auth?.merchantUser !== undefined,

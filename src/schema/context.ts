@@ -3,6 +3,7 @@ import type { Reads } from '../db/reads/reader.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { AuthContext } from '../auth/authenticate.ts';
 import type { Logger } from '../logger.ts';
+import type { LiveFeed } from '../live/feed.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { trace } from '@opentelemetry/api';
 import { ATTR_STORE_ID } from '../telemetry.ts';
@@ -26,6 +27,14 @@ export interface GraphQLContext {
   requestId: string;
   /** Request-scoped memo for DataLoaders and other per-request caches. */
   cache: Map<unknown, unknown>;
+  /** Present where subscriptions are served (a streamed request): the feed and what to do with a reader left behind. */
+  live?: LiveAccess;
+}
+
+export interface LiveAccess {
+  feed: LiveFeed;
+  /** Cuts this request's connection: its client reads events more slowly than they come. */
+  disconnectSlowReader(): void;
 }
 
 export function createContext(input: {
@@ -34,6 +43,7 @@ export function createContext(input: {
   door: Door;
   logger: Logger;
   requestId: string;
+  live?: LiveAccess;
 }): GraphQLContext {
   // Every door hands its resolved caller over here, so this is where the request's span learns the store.
   if (input.auth) trace.getActiveSpan()?.setAttribute(ATTR_STORE_ID, input.auth.store.id);

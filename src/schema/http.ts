@@ -3,6 +3,7 @@
 // GraphiQL's page comes whole from @graphql-yoga/render-graphiql (its scripts and
 // styles inlined), so it works without internet access. That module holds ~30 MB of
 // heap once loaded, so it is loaded at the first request for the page, not at start.
+// Subscriptions are answered as server-sent events (yoga's), streamed as the client reads.
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { execute, printSchema } from 'graphql';
 import { schema } from './index.ts';
@@ -44,7 +45,50 @@ export const graphqlJsExecution: Plugin = {
   onExecute: ({ setExecuteFn }) => setExecuteFn(execute),
 };
 
-export function createGraphQLDoor({ db, logger, config, authenticator, tracing }: AppDeps): Door {
+/**
+ * The bytes of an event stream as text, read as the client takes them. However the stream
+ * ends (done, failed, or returned by the server when the client left, even before the
+ * first chunk was asked for) it is cancelled, which ends what feeds it, and `onEnd` runs once.
+ */
+function eventStreamText(body: ReadableStream<Uint8Array>, onEnd: () => void): AsyncIterableIterator<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let ended = false;
+  const end = async (): Promise<IteratorReturnResult<undefined>> => {
+    if (!ended) {
+      ended = true;
+      onEnd();
+      await reader.cancel().catch(() => undefined);
+    }
+    return { done: true, value: undefined };
+  };
+  const text: AsyncIterableIterator<string> = {
+    async next() {
+      if (ended) return { done: true, value: undefined };
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        await end();
+        throw error;
+      }
+      return chunk.done ? end() : { done: false, value: decoder.decode(chunk.value, { stream: true }) };
+    },
+    return: end,
+    [Symbol.asyncIterator]: () => text,
+  };
+  return text;
+}
+
+export function createGraphQLDoor({ db, logger, config, authenticator, tracing, live }: AppDeps): Door {
+  /** Event streams open per API client on this instance. */
+  const openStreams = new Map<string, number>();
+  const releaseStream = (clientId: string) => {
+    const left = (openStreams.get(clientId) ?? 1) - 1;
+    if (left > 0) openStreams.set(clientId, left);
+    else openStreams.delete(clientId);
+  };
+
   const sdl = printSchema(schema);
   const yoga = createYoga<{ gqlContext: GraphQLContext }>({
     schema,
@@ -93,27 +137,60 @@ export function createGraphQLDoor({ db, logger, config, authenticator, tracing }
         // A body that is not JSON is a bad request; a value the input check refuses is bad input, as it is in variables of a GET.
         if (!body.ok) return graphqlError(400, body.issues.length > 0 ? 'BAD_USER_INPUT' : 'BAD_REQUEST', body.message);
       }
-      let gqlContext: GraphQLContext | undefined;
-      if (!wantsGraphiQL(request)) {
-        const auth = await authenticator.authenticate(readSecret(header(request, 'authorization')));
-        if (isAuthFailure(auth)) return graphqlError(auth.status, auth.status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', auth.message);
-        gqlContext = createContext({ db, auth, door: 'v3', logger, requestId: request.requestId });
+      if (wantsGraphiQL(request)) return runYoga(request, undefined);
+      const auth = await authenticator.authenticate(readSecret(header(request, 'authorization')));
+      if (isAuthFailure(auth)) return graphqlError(auth.status, auth.status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', auth.message);
+      if (!(header(request, 'accept') ?? '').includes('text/event-stream')) {
+        return runYoga(request, createContext({ db, auth, door: 'v3', logger, requestId: request.requestId }));
       }
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(request.headers)) {
-        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+
+      // An event stream (a subscription) holds one of its client's slots until the stream ends.
+      const clientId = auth.client.id;
+      const open = openStreams.get(clientId) ?? 0;
+      if (open >= config.subscriptions.perClient) {
+        const refused = graphqlError(429, 'TOO_MANY_SUBSCRIPTIONS', `this API client already holds ${open} open subscriptions on this instance, the most it may; close one first`);
+        return { ...refused, headers: { ...refused.headers, 'retry-after': '1' } };
       }
-      const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
-      const response = await yoga.fetch(
-        request.url.toString(),
-        { method: request.method, headers, body: hasBody ? new Uint8Array(request.body) : undefined },
-        { gqlContext: gqlContext! },
-      );
-      const out: Record<string, string> = {};
-      response.headers.forEach((value, name) => {
-        out[name] = value;
-      });
-      return { status: response.status, headers: out, body: Buffer.from(await response.arrayBuffer()) };
+      openStreams.set(clientId, open + 1);
+      const cut = new AbortController();
+      const liveAccess = {
+        feed: live,
+        disconnectSlowReader: () => {
+          logger.warn('subscriber disconnected: it read events more slowly than they came', { requestId: request.requestId, clientId });
+          cut.abort();
+        },
+      };
+      let response: DoorResponse;
+      try {
+        response = await runYoga(request, createContext({ db, auth, door: 'v3', logger, requestId: request.requestId, live: liveAccess }), () => releaseStream(clientId));
+      } catch (error) {
+        releaseStream(clientId);
+        throw error;
+      }
+      if (!response.stream) releaseStream(clientId);
+      return { ...response, abort: cut.signal };
     },
   };
+
+  /** Yoga's answer; an event stream is handed on as a stream (`onStreamEnd` runs when it ends), anything else whole. */
+  async function runYoga(request: DoorRequest, gqlContext: GraphQLContext | undefined, onStreamEnd = () => {}): Promise<DoorResponse> {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+    const response = await yoga.fetch(
+      request.url.toString(),
+      { method: request.method, headers, body: hasBody ? new Uint8Array(request.body) : undefined },
+      { gqlContext: gqlContext! },
+    );
+    const out: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      out[name] = value;
+    });
+    if (response.body && (response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      return { status: response.status, headers: out, stream: eventStreamText(response.body, onStreamEnd) };
+    }
+    return { status: response.status, headers: out, body: Buffer.from(await response.arrayBuffer()) };
+  }
 }

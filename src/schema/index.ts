@@ -21,6 +21,7 @@ import './inventoryItems.ts';
 import './coverage.ts';
 import './invoices.ts';
 import './storefront.ts';
+import './subscriptions.ts';
 import { enforceConnectionArgs } from './connectionArgs.ts';
 import { checkPayloadsBeforeWriting, resolveNodeIdsSynchronously } from './node.ts';
 

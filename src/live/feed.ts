@@ -1,0 +1,204 @@
+// Live events for GraphQL subscriptions. A change announces its event on the database
+// channel LIVE_CHANNEL from the transaction that writes it (a trigger on "Event", see the
+// migration live_event_notify), and PostgreSQL delivers the announcement at commit to
+// every instance listening: a rolled-back change announces nothing, and a subscriber of
+// any instance hears a change made through any other. PGlite delivers it in process.
+//
+// One listening connection per instance; the feed fans each announcement out to the
+// subscribers of the stores it concerns. Each subscriber has a bounded queue: one that
+// falls MAX_PENDING events behind is dropped (onOverflow), never buffered without bound.
+import type { Database } from '../db/database.ts';
+import type { Logger } from '../logger.ts';
+
+export const LIVE_CHANNEL = 'live_events';
+
+export type LiveTopic = 'inventory_level.updated' | 'return.created' | 'return.updated';
+
+/** An announcement: the event's ids and what subscribers filter on, never its data. */
+export interface LiveEvent {
+  id: string;
+  storeId: string;
+  topic: LiveTopic;
+  subjectId: string;
+  /** A return's status after the change. */
+  status: string | null;
+  locationId: string | null;
+  productId: string | null;
+  /** The store owning the level's location: a fulfillment service sees the levels at its locations. */
+  locationStoreId: string | null;
+}
+
+export interface LiveSubscriber {
+  /** The viewer's store: it hears events of that store and levels at that store's locations. */
+  storeId: string;
+  accepts(event: LiveEvent): boolean;
+  /** Called once when the subscriber has fallen `maxPending` events behind; its stream then ends. */
+  onOverflow(): void;
+}
+
+/** What the feed reports to metrics. */
+export interface LiveFeedObserver {
+  subscriptionOpened(): void;
+  subscriptionClosed(): void;
+  eventSent(): void;
+  subscriberDropped(reason: 'slow' | 'feed lost'): void;
+}
+
+export interface LiveFeed {
+  /** Settles once this instance listens: a stream opened after it misses no committed change. */
+  ready: Promise<void>;
+  /** The subscriber's events, oldest first; ends when the subscriber overflows or the feed closes. */
+  subscribe(subscriber: LiveSubscriber): AsyncIterableIterator<LiveEvent>;
+  /** Ends every open stream (each client sees its subscription complete) and stops listening. */
+  close(): Promise<void>;
+}
+
+export interface LiveFeedOptions {
+  db: Database;
+  logger: Logger;
+  observer?: LiveFeedObserver;
+  /** Events a subscriber may have waiting before it is dropped. */
+  maxPending?: number;
+}
+
+export const DEFAULT_MAX_PENDING = 256;
+
+interface Queue {
+  subscriber: LiveSubscriber;
+  push(event: LiveEvent): void;
+  end(): void;
+}
+
+const TOPICS: ReadonlySet<string> = new Set<LiveTopic>(['inventory_level.updated', 'return.created', 'return.updated']);
+
+/** Reads an announcement; anything else on the channel is ignored (a newer trigger's fields are extra). */
+function parseAnnouncement(payload: string): LiveEvent | undefined {
+  let raw: Partial<Record<keyof LiveEvent, unknown>>;
+  try {
+    raw = JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
+  if (typeof raw.id !== 'string' || typeof raw.storeId !== 'string' || typeof raw.subjectId !== 'string' || !TOPICS.has(raw.topic as string)) return undefined;
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return {
+    id: raw.id,
+    storeId: raw.storeId,
+    topic: raw.topic as LiveTopic,
+    subjectId: raw.subjectId,
+    status: text(raw.status),
+    locationId: text(raw.locationId),
+    productId: text(raw.productId),
+    locationStoreId: text(raw.locationStoreId),
+  };
+}
+
+export function createLiveFeed({ db, logger, observer, maxPending = DEFAULT_MAX_PENDING }: LiveFeedOptions): LiveFeed {
+  const byStore = new Map<string, Set<Queue>>();
+  let closed = false;
+  let listening = false;
+
+  const endAll = () => {
+    for (const queues of byStore.values()) for (const queue of [...queues]) queue.end();
+  };
+
+  const deliver = (event: LiveEvent) => {
+    const stores = event.locationStoreId && event.locationStoreId !== event.storeId ? [event.storeId, event.locationStoreId] : [event.storeId];
+    for (const storeId of stores) {
+      const queues = byStore.get(storeId);
+      if (!queues) continue;
+      for (const queue of queues) if (queue.subscriber.accepts(event)) queue.push(event);
+    }
+  };
+
+  const unlisten = db.listen(LIVE_CHANNEL, {
+    onNotify(payload) {
+      const event = parseAnnouncement(payload);
+      if (event) deliver(event);
+      else logger.warn('ignored a malformed live announcement', { channel: LIVE_CHANNEL, payload: payload.slice(0, 200) });
+    },
+    onState(state) {
+      // Announcements made while the connection was down are lost; subscribers are ended so
+      // that their clients subscribe again and read what they missed, instead of waiting silently.
+      if (!state && listening) {
+        let dropped = 0;
+        for (const queues of byStore.values()) dropped += queues.size;
+        logger.warn('live feed lost its database connection; ending open subscriptions', { subscriptions: dropped });
+        for (let i = 0; i < dropped; i++) observer?.subscriberDropped('feed lost');
+        endAll();
+      }
+      listening = state;
+    },
+  });
+
+  function subscribe(subscriber: LiveSubscriber): AsyncIterableIterator<LiveEvent> {
+    const pending: LiveEvent[] = [];
+    let waiting: ((result: IteratorResult<LiveEvent>) => void) | undefined;
+    let ended = closed;
+    const finish = () => {
+      if (ended) return;
+      ended = true;
+      const queues = byStore.get(subscriber.storeId);
+      queues?.delete(queue);
+      if (queues?.size === 0) byStore.delete(subscriber.storeId);
+      observer?.subscriptionClosed();
+      pending.length = 0;
+      waiting?.({ done: true, value: undefined });
+      waiting = undefined;
+    };
+    const queue: Queue = {
+      subscriber,
+      push(event) {
+        if (waiting) {
+          const resolve = waiting;
+          waiting = undefined;
+          observer?.eventSent();
+          resolve({ done: false, value: event });
+          return;
+        }
+        if (pending.length >= maxPending) {
+          observer?.subscriberDropped('slow');
+          finish();
+          subscriber.onOverflow();
+          return;
+        }
+        pending.push(event);
+      },
+      end: finish,
+    };
+    if (!ended) {
+      let queues = byStore.get(subscriber.storeId);
+      if (!queues) byStore.set(subscriber.storeId, (queues = new Set()));
+      queues.add(queue);
+      observer?.subscriptionOpened();
+    }
+    return {
+      next() {
+        const event = pending.shift();
+        if (event) {
+          observer?.eventSent();
+          return Promise.resolve({ done: false, value: event });
+        }
+        if (ended) return Promise.resolve({ done: true, value: undefined });
+        return new Promise((resolve) => (waiting = resolve));
+      },
+      return() {
+        finish();
+        return Promise.resolve({ done: true, value: undefined });
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+
+  return {
+    ready: unlisten.then(() => undefined),
+    subscribe,
+    async close() {
+      closed = true;
+      endAll();
+      await (await unlisten)();
+    },
+  };
+}
