@@ -27,7 +27,7 @@ export interface Config {
   /** Key that signs REST and GraphQL pagination cursors. */
   cursorSecret: string;
   rateLimits: { rest: number; compat: number };
-  /** Redis that holds the rate-limit counts shared by every instance; unset keeps them in memory. */
+  /** Redis that holds the rate-limit counts shared by every instance and relays live announcements (on PostgreSQL); unset keeps counts in memory and has every instance listen to the database. */
   redisUrl?: string;
   /** Dashboard sign-in attempts per 5 minutes (per store + e-mail), and shopper portal lookups per minute (per address). */
   webLimits: { loginAttempts: number; portalLookups: number };

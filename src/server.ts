@@ -156,7 +156,13 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
     authenticator: createAuthenticator(input.db),
     metrics,
     rateLimiter: input.rateLimiter ?? createRateLimiter({ limits: input.config.rateLimits, redisUrl: input.config.redisUrl }),
-    live: createLiveFeed({ db: input.db, logger: input.logger, observer: metrics.live, maxPending: input.config.subscriptions.maxPendingEvents }),
+    live: createLiveFeed({
+      db: input.db,
+      logger: input.logger,
+      observer: metrics.live,
+      maxPending: input.config.subscriptions.maxPendingEvents,
+      redisUrl: input.config.redisUrl,
+    }),
   };
   const { db, logger, config, tracing } = deps;
   configureCursorSecret(config.cursorSecret);

@@ -24,15 +24,21 @@ const RELISTEN_DELAY_MS = 1_000;
 
 /** LISTEN on a connection of its own (a pooled one would be handed to others), reconnecting when it drops. */
 function pgListen(connectionString: string): Database['listen'] {
-  return async (channel, handlers) => {
+  return async (channel, handlers, options = {}) => {
     let client: pg.Client | undefined;
     let timer: NodeJS.Timeout | undefined;
     let stopped = false;
+    let listening = false;
+    const retry = () => {
+      if (!stopped) timer = setTimeout(() => void connect().catch(lost), RELISTEN_DELAY_MS);
+    };
     const lost = () => {
       client = undefined;
       if (stopped) return;
-      handlers.onState(false);
-      timer = setTimeout(() => void connect().catch(lost), RELISTEN_DELAY_MS);
+      // An exclusive handle that never got the lock had nothing to lose.
+      if (listening || !options.exclusive) handlers.onState(false);
+      listening = false;
+      retry();
     };
     const connect = async () => {
       const next = new pg.Client({ connectionString });
@@ -40,9 +46,17 @@ function pgListen(connectionString: string): Database['listen'] {
       next.on('error', () => undefined);
       next.on('end', () => client === next && lost());
       await next.connect();
+      if (options.exclusive) {
+        const [{ locked }] = (await next.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`listen:${channel}`])).rows;
+        if (!locked) {
+          await next.end();
+          return retry();
+        }
+      }
       await next.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
       if (stopped) return void (await next.end());
       client = next;
+      listening = true;
       handlers.onState(true);
     };
     await connect().catch(lost);

@@ -43,7 +43,7 @@ export interface Database {
    * connection was lost, or this handle cannot listen), `onState(true)` that they flow
    * again. Resolves to the unsubscribe.
    */
-  listen(channel: string, handlers: NotificationHandlers): Promise<() => Promise<void>>;
+  listen(channel: string, handlers: NotificationHandlers, options?: ListenOptions): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -63,6 +63,16 @@ export interface PoolStats {
 }
 
 export const poolStatsOf = (pool: pg.Pool) => (): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+
+export interface ListenOptions {
+  /**
+   * Listen only while no other session on the database does so exclusively (a session-level
+   * advisory lock named after the channel, held by the listening connection): one listener
+   * across every instance, another taking over within seconds when it goes. `onState(true)`
+   * says this handle became that listener.
+   */
+  exclusive?: boolean;
+}
 
 export interface NotificationHandlers {
   onNotify(payload: string): void;

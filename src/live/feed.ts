@@ -4,13 +4,13 @@
 // every instance listening: a rolled-back change announces nothing, and a subscriber of
 // any instance hears a change made through any other. PGlite delivers it in process.
 //
-// One listening connection per instance; the feed fans each announcement out to the
-// subscribers of the stores it concerns. Each subscriber has a bounded queue: one that
-// falls MAX_PENDING events behind is dropped (onOverflow), never buffered without bound.
+// The feed hears the announcements (announcements.ts: from the database, or through Redis)
+// and fans each out to the subscribers of the stores it concerns. Each subscriber has a
+// bounded queue: one that falls maxPending events behind is dropped (onOverflow), never
+// buffered without bound.
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
-
-export const LIVE_CHANNEL = 'live_events';
+import { databaseAnnouncements, LIVE_CHANNEL, redisAnnouncements } from './announcements.ts';
 
 export type LiveTopic = 'inventory_level.updated' | 'return.created' | 'return.updated';
 
@@ -59,6 +59,8 @@ export interface LiveFeedOptions {
   observer?: LiveFeedObserver;
   /** Events a subscriber may have waiting before it is dropped. */
   maxPending?: number;
+  /** On PostgreSQL, fan announcements out through Redis (announcements.ts) instead of every instance listening. */
+  redisUrl?: string;
 }
 
 export const DEFAULT_MAX_PENDING = 256;
@@ -93,10 +95,9 @@ function parseAnnouncement(payload: string): LiveEvent | undefined {
   };
 }
 
-export function createLiveFeed({ db, logger, observer, maxPending = DEFAULT_MAX_PENDING }: LiveFeedOptions): LiveFeed {
+export function createLiveFeed({ db, logger, observer, maxPending = DEFAULT_MAX_PENDING, redisUrl }: LiveFeedOptions): LiveFeed {
   const byStore = new Map<string, Set<Queue>>();
   let closed = false;
-  let listening = false;
 
   const endAll = () => {
     for (const queues of byStore.values()) for (const queue of [...queues]) queue.end();
@@ -111,25 +112,23 @@ export function createLiveFeed({ db, logger, observer, maxPending = DEFAULT_MAX_
     }
   };
 
-  const unlisten = db.listen(LIVE_CHANNEL, {
-    onNotify(payload) {
+  const handlers = {
+    announce(payload: string) {
       const event = parseAnnouncement(payload);
       if (event) deliver(event);
       else logger.warn('ignored a malformed live announcement', { channel: LIVE_CHANNEL, payload: payload.slice(0, 200) });
     },
-    onState(state) {
-      // Announcements made while the connection was down are lost; subscribers are ended so
-      // that their clients subscribe again and read what they missed, instead of waiting silently.
-      if (!state && listening) {
-        let dropped = 0;
-        for (const queues of byStore.values()) dropped += queues.size;
-        logger.warn('live feed lost its database connection; ending open subscriptions', { subscriptions: dropped });
-        for (let i = 0; i < dropped; i++) observer?.subscriberDropped('feed lost');
-        endAll();
-      }
-      listening = state;
+    // Subscribers are ended so that their clients subscribe again and read what they missed, instead of waiting silently.
+    gap(reason: string) {
+      let dropped = 0;
+      for (const queues of byStore.values()) dropped += queues.size;
+      if (dropped === 0) return;
+      logger.warn('live announcements may have been missed; ending open subscriptions', { reason, subscriptions: dropped });
+      for (let i = 0; i < dropped; i++) observer?.subscriberDropped('feed lost');
+      endAll();
     },
-  });
+  };
+  const announcements = redisUrl && db.kind === 'postgresql' ? redisAnnouncements(db, redisUrl, handlers, logger) : databaseAnnouncements(db, handlers);
 
   function subscribe(subscriber: LiveSubscriber): AsyncIterableIterator<LiveEvent> {
     const pending: LiveEvent[] = [];
@@ -193,12 +192,12 @@ export function createLiveFeed({ db, logger, observer, maxPending = DEFAULT_MAX_
   }
 
   return {
-    ready: unlisten.then(() => undefined),
+    ready: announcements.ready,
     subscribe,
     async close() {
       closed = true;
       endAll();
-      await (await unlisten)();
+      await announcements.close();
     },
   };
 }

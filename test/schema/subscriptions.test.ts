@@ -1,6 +1,7 @@
 // Live updates (issue 26): subscriptions over server-sent events on /v3/graphql, fed by
 // the NOTIFY each committed change announces. On PostgreSQL a second instance (its own
-// connections, its own listener) makes the changes; on PGlite the one instance does.
+// connections, its own listener) makes the changes, and two more show the Redis relay;
+// on PGlite the one instance does.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_GRAPHQL_LIMITS } from '../../src/config.ts';
@@ -204,6 +205,40 @@ describe('limits', () => {
     expect(rest.ended).toBe('cut');
     expect(rest.text).not.toContain('event: complete');
     expect(rest.text.split('event: next').length - 1).toBeLessThan(adjustments);
+  });
+});
+
+describe.runIf(onPostgres)('through Redis (REDIS_URL)', () => {
+  const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const relayLocks = async () =>
+    (await server.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`))[0].n;
+
+  it('relays through one instance to the others, and another takes over when it goes', async () => {
+    const relayDb = await openDatabase(server.db.url);
+    const followerDb = await openDatabase(server.db.url);
+    const relay = await startTestServer({ redisUrl: REDIS_URL }, {}, { db: relayDb });
+    await expect.poll(relayLocks, { timeout: 5_000 }).toBe(1);
+    const follower = await startTestServer({ redisUrl: REDIS_URL }, {}, { db: followerDb });
+    try {
+      const before = await subscribe(follower, merchant.secret, LEVELS, { prd: catalog.productIds[1] });
+      streams.push(before);
+      // Committed through an instance without Redis: the relay hears the NOTIFY, the follower hears Redis.
+      const levelId = await adjust(merchant, catalog.productIds[1], catalog.warehouseId, 1);
+      expect(payloadOf<{ inventoryLevelUpdated: { id: string } }>(await before.nextEvent(5_000)).data!.inventoryLevelUpdated.id).toBe(levelId);
+
+      await relay.close();
+      // The follower takes the relay over and, since changes in between reached no one, ends what its clients had open.
+      expect((await before.nextEvent(5_000)).event).toBe('complete');
+      const after = await subscribe(follower, merchant.secret, LEVELS, { prd: catalog.productIds[1] });
+      streams.push(after);
+      await adjust(merchant, catalog.productIds[1], catalog.warehouseId, 1);
+      expect(payloadOf<{ inventoryLevelUpdated: { id: string } }>(await after.nextEvent(5_000)).data!.inventoryLevelUpdated.id).toBe(levelId);
+    } finally {
+      await relay.close().catch(() => undefined);
+      await follower.close();
+      await relayDb.close();
+      await followerDb.close();
+    }
   });
 });
 
