@@ -22,44 +22,65 @@ export class DatabaseUrlError extends Error {}
 
 const RELISTEN_DELAY_MS = 1_000;
 
-/** LISTEN on a connection of its own (a pooled one would be handed to others), reconnecting when it drops. */
+/**
+ * LISTEN on a connection of its own (a pooled one would be handed to others), reconnecting
+ * when it drops. An exclusive listener keeps its connection and asks for the lock on it every
+ * RELISTEN_DELAY_MS until it gets it, so waiting instances cost the server no new connections.
+ */
 function pgListen(connectionString: string): Database['listen'] {
   return async (channel, handlers, options = {}) => {
     let client: pg.Client | undefined;
     let timer: NodeJS.Timeout | undefined;
     let stopped = false;
     let listening = false;
-    const retry = () => {
-      if (!stopped) timer = setTimeout(() => void connect().catch(lost), RELISTEN_DELAY_MS);
+    const later = (step: () => Promise<void>) => {
+      if (!stopped) timer = setTimeout(() => void step(), RELISTEN_DELAY_MS);
     };
-    const lost = () => {
+    const lost = (gone: pg.Client) => {
+      if (client !== gone) return;
       client = undefined;
       if (stopped) return;
       // An exclusive handle that never got the lock had nothing to lose.
       if (listening || !options.exclusive) handlers.onState(false);
       listening = false;
-      retry();
+      later(connect);
     };
-    const connect = async () => {
+    const failed = async (held: pg.Client) => {
+      lost(held);
+      await held.end().catch(() => undefined);
+    };
+    const becomeListener = async (held: pg.Client): Promise<void> => {
+      try {
+        if (options.exclusive) {
+          const [{ locked }] = (await held.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`listen:${channel}`])).rows;
+          if (!locked) {
+            if (client === held) later(() => becomeListener(held));
+            return;
+          }
+        }
+        if (client !== held) return;
+        await held.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+        if (client !== held) return;
+        listening = true;
+        handlers.onState(true);
+      } catch {
+        await failed(held);
+      }
+    };
+    const connect = async (): Promise<void> => {
       const next = new pg.Client({ connectionString });
+      client = next;
       next.on('notification', (message) => message.channel === channel && handlers.onNotify(message.payload ?? ''));
       next.on('error', () => undefined);
-      next.on('end', () => client === next && lost());
-      await next.connect();
-      if (options.exclusive) {
-        const [{ locked }] = (await next.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`listen:${channel}`])).rows;
-        if (!locked) {
-          await next.end();
-          return retry();
-        }
+      next.on('end', () => lost(next));
+      try {
+        await next.connect();
+      } catch {
+        return failed(next);
       }
-      await next.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
-      if (stopped) return void (await next.end());
-      client = next;
-      listening = true;
-      handlers.onState(true);
+      await becomeListener(next);
     };
-    await connect().catch(lost);
+    await connect();
     return async () => {
       stopped = true;
       clearTimeout(timer);
