@@ -208,6 +208,19 @@ describe('limits', () => {
   });
 });
 
+describe('shutdown', () => {
+  it('completes every open subscription before the server stops, and the stream ends cleanly', async () => {
+    const leaving = await startTestServer({}, {}, { db: server.db });
+    const stream = await subscribe(leaving, merchant.secret, RETURNS);
+    streams.push(stream);
+    const stopped = leaving.app.shutdown(5_000);
+    expect((await stream.nextEvent(5_000)).event).toBe('complete');
+    expect(await stream.ended).toBe('complete');
+    await stopped;
+    expect(leaving.app.server.listening).toBe(false);
+  });
+});
+
 describe.runIf(onPostgres)('through Redis (REDIS_URL)', () => {
   const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const relayLocks = async () =>
