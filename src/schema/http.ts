@@ -13,6 +13,7 @@ import { readSecret, isAuthFailure } from '../auth/authenticate.ts';
 import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import type { AppDeps } from '../door.ts';
 import { graphqlLimitPlugins } from './limits.ts';
+import { openStreamsUpTo } from '../live/openStreams.ts';
 
 const ENDPOINT = '/v3/graphql';
 const SDL_PATH = '/v3/schema.graphql';
@@ -81,13 +82,7 @@ function eventStreamText(body: ReadableStream<Uint8Array>, onEnd: () => void): A
 }
 
 export function createGraphQLDoor({ db, logger, config, authenticator, tracing, live }: AppDeps): Door {
-  /** Event streams open per API client on this instance. */
-  const openStreams = new Map<string, number>();
-  const releaseStream = (clientId: string) => {
-    const left = (openStreams.get(clientId) ?? 1) - 1;
-    if (left > 0) openStreams.set(clientId, left);
-    else openStreams.delete(clientId);
-  };
+  const openStreams = openStreamsUpTo(config.subscriptions.perClient);
 
   const sdl = printSchema(schema);
   const yoga = createYoga<{ gqlContext: GraphQLContext }>({
@@ -146,12 +141,11 @@ export function createGraphQLDoor({ db, logger, config, authenticator, tracing, 
 
       // An event stream (a subscription) holds one of its client's slots until the stream ends.
       const clientId = auth.client.id;
-      const open = openStreams.get(clientId) ?? 0;
-      if (open >= config.subscriptions.perClient) {
-        const refused = graphqlError(429, 'TOO_MANY_SUBSCRIPTIONS', `this API client already holds ${open} open subscriptions on this instance, the most it may; close one first`);
+      const slot = openStreams.take(clientId);
+      if ('refused' in slot) {
+        const refused = graphqlError(429, 'TOO_MANY_SUBSCRIPTIONS', `this API client already holds ${slot.refused} open subscriptions on this instance, the most it may; close one first`);
         return { ...refused, headers: { ...refused.headers, 'retry-after': '1' } };
       }
-      openStreams.set(clientId, open + 1);
       const cut = new AbortController();
       const liveAccess = {
         feed: live,
@@ -162,12 +156,12 @@ export function createGraphQLDoor({ db, logger, config, authenticator, tracing, 
       };
       let response: DoorResponse;
       try {
-        response = await runYoga(request, createContext({ db, auth, door: 'v3', logger, requestId: request.requestId, live: liveAccess }), () => releaseStream(clientId));
+        response = await runYoga(request, createContext({ db, auth, door: 'v3', logger, requestId: request.requestId, live: liveAccess }), slot.release);
       } catch (error) {
-        releaseStream(clientId);
+        slot.release();
         throw error;
       }
-      if (!response.stream) releaseStream(clientId);
+      if (!response.stream) slot.release();
       return { ...response, abort: cut.signal };
     },
   };

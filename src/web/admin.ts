@@ -6,6 +6,7 @@ import { runOperation, type Operation } from '../schema/execute.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import { csrfField, formatDate, html, money, type Html } from './html.ts';
 import { page, redirect } from './http.ts';
+import { LIVE_RETURNS_SCRIPT_PATH, RETURN_EVENTS_PATH } from './liveReturns.ts';
 import { ops } from './operations.ts';
 
 export interface DashboardRequest {
@@ -35,8 +36,8 @@ async function run<T>(req: DashboardRequest, operation: Operation, variables: Re
   return outcome.data;
 }
 
-function view(req: DashboardRequest, status: number, title: string, body: Html): DoorResponse {
-  return page(status, { title, body, dashboard: req.session });
+function view(req: DashboardRequest, status: number, title: string, body: Html, script?: string): DoorResponse {
+  return page(status, { title, body, dashboard: req.session, script });
 }
 
 function notFound(req: DashboardRequest): DoorResponse {
@@ -275,11 +276,12 @@ async function returnsPage(req: DashboardRequest): Promise<DoorResponse> {
     after,
   });
   const rows = data.returns.nodes.map(
-    (r) => html`<tr><td><a href="/admin/returns/${r.id}">#${r.number}</a></td><td>${r.order ? html`<a href="/admin/orders/${r.order.id}">${r.order.name}</a>` : 'imported'}</td><td>${r.status}</td><td>${r.type}</td><td>${money(r.total)}</td><td>${formatDate(r.updatedAt)}</td></tr>`,
+    (r) => html`<tr data-return-id="${r.id}"><td><a href="/admin/returns/${r.id}">#${r.number}</a></td><td>${r.order ? html`<a href="/admin/orders/${r.order.id}">${r.order.name}</a>` : 'imported'}</td><td>${r.status}</td><td>${r.type}</td><td>${money(r.total)}</td><td>${formatDate(r.updatedAt)}</td></tr>`,
   );
   const next = data.returns.pageInfo.hasNextPage && data.returns.pageInfo.endCursor
-    ? html`<p><a href="/admin/returns?${new URLSearchParams({ status, order_name: orderName, after: data.returns.pageInfo.endCursor }).toString()}">Next page</a></p>`
+    ? html`<p class="pager"><a href="/admin/returns?${new URLSearchParams({ status, order_name: orderName, after: data.returns.pageInfo.endCursor }).toString()}">Next page</a></p>`
     : '';
+  // The script refreshes the list from the event stream (liveReturns.ts); without it the page is a plain list.
   return view(
     req,
     200,
@@ -288,7 +290,8 @@ async function returnsPage(req: DashboardRequest): Promise<DoorResponse> {
 <label for="filter-status">Status</label><select id="filter-status" name="status"><option value="">any</option>${RETURN_STATUSES.map((s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`)}</select>
 <label for="filter-order">Order name</label><input type="text" id="filter-order" name="order_name" value="${orderName}">
 <button type="submit">Filter</button></form>
-<div class="table"><table><thead><tr><th>Return</th><th>Order</th><th>Status</th><th>Type</th><th>Total</th><th>Updated</th></tr></thead><tbody>${rows}</tbody></table></div>${next}`,
+<div id="returns-list" aria-live="polite" data-live-events="${RETURN_EVENTS_PATH}"><div class="table"><table><thead><tr><th>Return</th><th>Order</th><th>Status</th><th>Type</th><th>Total</th><th>Updated</th></tr></thead><tbody>${rows}</tbody></table></div>${next}</div>`,
+    LIVE_RETURNS_SCRIPT_PATH,
   );
 }
 

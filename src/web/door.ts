@@ -12,6 +12,7 @@ import { badParameters } from '../inputText.ts';
 import type { AppDeps } from '../door.ts';
 import { dashboard } from './admin.ts';
 import { html } from './html.ts';
+import { createReturnEvents, LIVE_RETURNS_SCRIPT, LIVE_RETURNS_SCRIPT_PATH, RETURN_EVENTS_PATH } from './liveReturns.ts';
 import { clientAddress, cookies, formBody, page, randomToken, redirect, sameToken, SECURITY_HEADERS, setCookie } from './http.ts';
 import { lookupPage, portal } from './portal.ts';
 
@@ -31,6 +32,7 @@ function segmentsOf(path: string): string[] | null {
 
 export function createWebDoor(deps: AppDeps): Door {
   const { db, logger, config } = deps;
+  const returnEvents = createReturnEvents(deps);
 
   function formToken(request: DoorRequest): { token: string; setCookie?: string } {
     const existing = cookies(request).get(FORM_COOKIE);
@@ -69,6 +71,10 @@ export function createWebDoor(deps: AppDeps): Door {
     if (segments[0] === 'app.css' && segments.length === 1) {
       return { status: 200, headers: { 'content-type': 'text/css; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=300' }, body: STYLESHEET };
     }
+    if (request.url.pathname === LIVE_RETURNS_SCRIPT_PATH) {
+      return { status: 200, headers: { 'content-type': 'text/javascript; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=300' }, body: LIVE_RETURNS_SCRIPT };
+    }
+    const events = request.url.pathname === RETURN_EVENTS_PATH;
     const token = cookies(request).get(SESSION_COOKIE);
     const session = await loadSession(db.prisma, token);
     if (segments[0] === 'login' && segments.length === 1) {
@@ -77,7 +83,8 @@ export function createWebDoor(deps: AppDeps): Door {
       return loginPage(request, 200, request.url.searchParams.get('store') ?? '');
     }
     if (!session) {
-      if (request.method !== 'GET') return page(401, { title: 'Signed out', body: html`<p><a href="/admin/login">Sign in</a> first.</p>` });
+      // An event stream cannot follow a redirect to a form: it is refused.
+      if (request.method !== 'GET' || events) return page(401, { title: 'Signed out', body: html`<p><a href="/admin/login">Sign in</a> first.</p>` });
       return redirect('/admin/login');
     }
     const form = formBody(request);
@@ -88,18 +95,14 @@ export function createWebDoor(deps: AppDeps): Door {
       await endSession(db.prisma, token!);
       return redirect('/admin/login', { 'set-cookie': setCookie(request, SESSION_COOKIE, '', { path: '/', maxAgeS: 0 }) });
     }
-    const ctx = createContext({
-      db,
-      auth: {
-        store: session.store,
-        client: { id: session.user.id, name: session.user.email },
-        scopes: new Set(SCOPES),
-        merchantUser: session.user,
-      },
-      door: 'web',
-      logger,
-      requestId: request.requestId,
-    });
+    const auth = {
+      store: session.store,
+      client: { id: session.user.id, name: session.user.email },
+      scopes: new Set(SCOPES),
+      merchantUser: session.user,
+    };
+    if (events && request.method === 'GET') return returnEvents(request, auth, async () => (await loadSession(db.prisma, token)) !== null);
+    const ctx = createContext({ db, auth, door: 'web', logger, requestId: request.requestId });
     return dashboard({
       ctx,
       session: { storeName: session.store.name, email: session.user.email, csrfToken: session.csrfToken },

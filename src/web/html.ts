@@ -33,9 +33,11 @@ export interface Layout {
   body: Html;
   /** Dashboard chrome (navigation, sign-out form) when signed in. */
   dashboard?: { storeName: string; email: string; csrfToken: string };
+  /** A script file of this server that enhances the page; the page works without it. */
+  script?: string;
 }
 
-export function layout({ title, body, dashboard }: Layout): Html {
+export function layout({ title, body, dashboard, script }: Layout): Html {
   const nav = dashboard
     ? html`<header class="bar"><strong>${dashboard.storeName}</strong>
 <nav aria-label="Dashboard"><a href="/admin/returns">Returns</a> <a href="/admin/orders">Orders</a> <a href="/admin/webhooks">Webhooks</a> <a href="/admin/settings/developer">Settings → Developer</a> <a href="/admin/settings/coverage">Settings → Coverage</a></nav>
@@ -43,7 +45,7 @@ export function layout({ title, body, dashboard }: Layout): Html {
     : '';
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><link rel="stylesheet" href="/admin/app.css"></head>
+<title>${title}</title><link rel="stylesheet" href="/admin/app.css">${script ? html`<script src="${script}" defer></script>` : ''}</head>
 <body>${nav}<main><h1>${title}</h1>${body}</main></body></html>`;
 }
 

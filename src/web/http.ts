@@ -3,15 +3,24 @@ import crypto from 'node:crypto';
 import { header, type DoorRequest, type DoorResponse } from '../door.ts';
 import { layout, type Layout } from './html.ts';
 
-/** No inline script or style anywhere; pages load only this server's stylesheet. */
+const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/** No inline script or style anywhere; pages load only this server's stylesheet (and, where a page needs one, its script file). */
 export const SECURITY_HEADERS: Record<string, string> = {
-  'content-security-policy':
-    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy': CONTENT_SECURITY_POLICY,
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   // Portal links carry a token in the query string: never leak it to other sites.
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
+};
+
+/**
+ * A page that runs a script file of this server (still no inline script, no eval) which
+ * opens an event stream and fetches pages from it; every other page runs no script at all.
+ */
+const SCRIPTED_PAGE_HEADERS: Record<string, string> = {
+  'content-security-policy': `${CONTENT_SECURITY_POLICY}; script-src 'self'; connect-src 'self'`,
 };
 
 export function cookies(request: DoorRequest): Map<string, string> {
@@ -41,7 +50,7 @@ export function formBody(request: DoorRequest): URLSearchParams {
 }
 
 export function page(status: number, view: Layout, headers: Record<string, string> = {}): DoorResponse {
-  return { status, headers: { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', ...headers }, body: layout(view).value };
+  return { status, headers: { ...SECURITY_HEADERS, ...(view.script ? SCRIPTED_PAGE_HEADERS : {}), 'content-type': 'text/html; charset=utf-8', ...headers }, body: layout(view).value };
 }
 
 export function redirect(location: string, headers: Record<string, string> = {}): DoorResponse {

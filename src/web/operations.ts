@@ -34,6 +34,8 @@ export const ops = {
   returns: defineOperation(`query Returns($status: [ReturnStatus!], $orderName: String, $after: String) {
     returns(first: 50, after: $after, status: $status, orderName: $orderName) {
       nodes { ${RETURN_FIELDS} } pageInfo { hasNextPage endCursor } } }`),
+  // The returns list reads itself again when one changes: the event needs to say no more than which.
+  returnUpdates: defineOperation(`subscription ReturnUpdates { returnUpdated { id status } }`),
   returnDetail: defineOperation(`query ReturnDetail($id: ID!) {
     return(id: $id) { ${RETURN_FIELDS} tags totalRefund { amount currency } totalStoreCredit { amount currency }
       order { id name submittedCustomer { name email } } externalReferenceId customerEmail

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openWatchedPage, screenshot as viewport } from '../support/browser.ts';
 import { call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
-import { createTestOrder } from '../support/returnFixtures.ts';
+import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
+import { flagReturn } from '../../src/domain/returns.ts';
 import { createUser, PASSWORD } from './helpers.ts';
 import { subscribe } from '../webhooks/support.ts';
 
@@ -144,5 +145,37 @@ describe('dashboard in Chromium', { timeout: 120_000 }, () => {
     expect(await shopper.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     expect([...shopper.errors, ...merchant.errors]).toEqual([]);
     expect([...shopper.external, ...merchant.external]).toEqual([]);
+  });
+
+  it('the returns list follows status changes from the event stream, without a reload', async () => {
+    const order = await createTestOrder(server.db, store.storeId, { lines: [{ title: 'Rain Shell', quantity: 3, price: '80.00' }] });
+    const leaving = await insertTestReturn(server.db, store.storeId, order);
+    const staying = await insertTestReturn(server.db, store.storeId, order);
+    const { page, errors, external } = await newPage();
+    await signIn(page);
+    await page.goto(`${server.url}/admin/returns?status=OPEN`);
+    await page.waitForSelector('#returns-list[data-live="on"]');
+    const row = (id: string) => `tr[data-return-id="${id}"]`;
+    // Marks that a reload, or a row rebuilt though it did not change, would drop.
+    await page.evaluate((selector) => {
+      Object.assign(window, { notReloaded: true });
+      Object.assign(document.querySelector(selector)!, { untouched: true });
+    }, row(staying.id));
+
+    // Flagged, the return leaves this list of open returns; the other row stays as it was.
+    await flagReturn(server.db.prisma, store.storeId, { id: leaving.id });
+    await page.waitForSelector(row(leaving.id), { state: 'detached', timeout: 5_000 });
+    // A return created elsewhere appears.
+    const created = await graphql(server, store.secret, `mutation($input: ReturnCreateInput!) { returnCreate(input: $input) { ... on ReturnCreatePayload { return { id } } } }`, {
+      input: { orderId: order.id, items: [{ lineItemId: order.lineItems[0].id, quantity: 1, reason: 'Too small' }] },
+    });
+    const createdId = (created.data as { returnCreate: { return: { id: string } } }).returnCreate.return.id;
+    await page.waitForSelector(`${row(createdId)} >> text=OPEN`, { timeout: 5_000 });
+    expect(await page.evaluate(() => (window as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    expect(await page.$eval(row(staying.id), (el) => (el as { untouched?: boolean }).untouched)).toBe(true);
+    await screenshot(page, '16-returns-list-live');
+    expect(errors).toEqual([]);
+    expect(external).toEqual([]);
+    await page.context().close();
   });
 });
