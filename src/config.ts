@@ -33,7 +33,7 @@ export interface Config {
   webLimits: { loginAttempts: number; portalLookups: number };
   /** What one /v3/graphql request may ask for. */
   graphqlLimits: GraphQLLimits;
-  /** Open subscriptions one API client may hold on one instance, and events one may have waiting before it is disconnected. */
+  /** Open subscriptions one API client may hold on one instance, and events one may have waiting, while its client takes none, before it is disconnected. */
   subscriptions: { perClient: number; maxPendingEvents: number };
   /** Delivered and discarded webhook deliveries (and their events) older than this are deleted. */
   webhookRetentionDays: number;

@@ -89,7 +89,7 @@ export function createMetrics(db: Database): Metrics {
   });
   const droppedSubscribers = new Counter({
     name: 'graphql_subscriptions_dropped_total',
-    help: 'Subscriptions ended by the service: slow (the client read too slowly), feed lost (the database connection dropped)',
+    help: 'Subscriptions ended by the service: slow (the client stopped reading), lagging (the service fell 16 times the allowed backlog behind), feed lost (announcements may have been missed)',
     labelNames: ['reason'],
     registers: [registry],
   });

@@ -6,8 +6,11 @@
 //
 // The feed hears the announcements (announcements.ts: from the database, or through Redis)
 // and fans each out to the subscribers of the stores it concerns. Each subscriber has a
-// bounded queue: one that falls maxPending events behind is dropped (onOverflow), never
-// buffered without bound.
+// bounded queue: one whose client stopped taking events (its stream asked for none for
+// STALLED_MS) with maxPending waiting is dropped (onOverflow), never buffered without bound.
+// A backlog the service itself builds (changes coming faster than it sends them to every
+// stream) is no client's fault: its streams keep asking, and only a backlog LAGGING_FACTOR
+// times larger drops them. Waiting events are the feed's shared objects, a pointer each.
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
 import { databaseAnnouncements, LIVE_CHANNEL, redisAnnouncements } from './announcements.ts';
@@ -32,16 +35,19 @@ export interface LiveSubscriber {
   /** The viewer's store: it hears events of that store and levels at that store's locations. */
   storeId: string;
   accepts(event: LiveEvent): boolean;
-  /** Called once when the subscriber has fallen `maxPending` events behind; its stream then ends. */
-  onOverflow(): void;
+  /** Called once when the subscriber is dropped for falling behind (see above); its stream then ends. */
+  onOverflow(reason: DropReason): void;
 }
+
+/** Why a subscriber was dropped: its client stopped reading, the service fell far behind, or announcements were lost. */
+export type DropReason = 'slow' | 'lagging' | 'feed lost';
 
 /** What the feed reports to metrics. */
 export interface LiveFeedObserver {
   subscriptionOpened(): void;
   subscriptionClosed(): void;
   eventSent(): void;
-  subscriberDropped(reason: 'slow' | 'feed lost'): void;
+  subscriberDropped(reason: DropReason): void;
 }
 
 export interface LiveFeed {
@@ -53,17 +59,27 @@ export interface LiveFeed {
   close(): Promise<void>;
 }
 
+/** What a streamed request's GraphQL context holds to subscribe (GraphQLContext.live). */
+export interface LiveAccess {
+  feed: LiveFeed;
+  /** Cuts this request's connection: its client stopped reading events, or the service fell too far behind to catch up. */
+  disconnectSlowReader(reason: DropReason): void;
+}
+
 export interface LiveFeedOptions {
   db: Database;
   logger: Logger;
   observer?: LiveFeedObserver;
-  /** Events a subscriber may have waiting before it is dropped. */
+  /** Events a subscriber may have waiting while its client takes none before it is dropped. */
   maxPending?: number;
   /** On PostgreSQL, fan announcements out through Redis (announcements.ts) instead of every instance listening. */
   redisUrl?: string;
 }
 
 export const DEFAULT_MAX_PENDING = 256;
+/** A stream that asked for no event this long is held up by its client (the socket is full), not by the service. */
+const STALLED_MS = 1_000;
+const LAGGING_FACTOR = 16;
 
 interface Queue {
   subscriber: LiveSubscriber;
@@ -133,6 +149,7 @@ export function createLiveFeed({ db, logger, observer, maxPending = DEFAULT_MAX_
   function subscribe(subscriber: LiveSubscriber): AsyncIterableIterator<LiveEvent> {
     const pending: LiveEvent[] = [];
     let waiting: ((result: IteratorResult<LiveEvent>) => void) | undefined;
+    let lastAsked = performance.now();
     let ended = closed;
     const finish = () => {
       if (ended) return;
@@ -156,10 +173,13 @@ export function createLiveFeed({ db, logger, observer, maxPending = DEFAULT_MAX_
           return;
         }
         if (pending.length >= maxPending) {
-          observer?.subscriberDropped('slow');
-          finish();
-          subscriber.onOverflow();
-          return;
+          const reason = performance.now() - lastAsked >= STALLED_MS ? 'slow' : pending.length >= maxPending * LAGGING_FACTOR ? 'lagging' : undefined;
+          if (reason) {
+            observer?.subscriberDropped(reason);
+            finish();
+            subscriber.onOverflow(reason);
+            return;
+          }
         }
         pending.push(event);
       },
@@ -173,6 +193,7 @@ export function createLiveFeed({ db, logger, observer, maxPending = DEFAULT_MAX_
     }
     return {
       next() {
+        lastAsked = performance.now();
         const event = pending.shift();
         if (event) {
           observer?.eventSent();

@@ -1,5 +1,9 @@
-// How many event streams each caller (an API client, a dashboard user) holds open on this
-// instance, so that one caller cannot hold every subscription the instance can serve.
+// What a door needs to serve subscriptions on an event stream: how many streams each caller
+// (an API client, a dashboard user) holds open on this instance, so that one caller cannot
+// hold every subscription the instance can serve, and the access a stream's context holds.
+import type { Logger } from '../logger.ts';
+import type { LiveAccess, LiveFeed } from './feed.ts';
+
 export interface OpenStreams {
   /** Takes a slot for `caller`: the release to call once when its stream ends, or the count it already holds when at the limit. */
   take(caller: string): { release: () => void } | { refused: number };
@@ -24,4 +28,23 @@ export function openStreamsUpTo(limit: number): OpenStreams {
       };
     },
   };
+}
+
+/**
+ * The feed for one streamed request, and the signal that cuts its connection (DoorResponse.abort)
+ * when the feed drops it; `who` names the request in the log.
+ */
+export function streamAccess(feed: LiveFeed, logger: Logger, who: Record<string, string>): { access: LiveAccess; cut: AbortSignal } {
+  const cut = new AbortController();
+  const access: LiveAccess = {
+    feed,
+    disconnectSlowReader(reason) {
+      logger.warn(
+        reason === 'slow' ? 'event stream cut: its client stopped reading events' : 'event stream cut: the service fell too far behind to catch up',
+        { ...who, reason },
+      );
+      cut.abort();
+    },
+  };
+  return { access, cut: cut.signal };
 }

@@ -3,7 +3,7 @@ import type { Reads } from '../db/reads/reader.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { AuthContext } from '../auth/authenticate.ts';
 import type { Logger } from '../logger.ts';
-import type { LiveFeed } from '../live/feed.ts';
+import type { LiveAccess } from '../live/feed.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { trace } from '@opentelemetry/api';
 import { ATTR_STORE_ID } from '../telemetry.ts';
@@ -29,12 +29,6 @@ export interface GraphQLContext {
   cache: Map<unknown, unknown>;
   /** Present where subscriptions are served (a streamed request): the feed and what to do with a reader left behind. */
   live?: LiveAccess;
-}
-
-export interface LiveAccess {
-  feed: LiveFeed;
-  /** Cuts this request's connection: its client reads events more slowly than they come. */
-  disconnectSlowReader(): void;
 }
 
 export function createContext(input: {

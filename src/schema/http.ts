@@ -13,7 +13,7 @@ import { readSecret, isAuthFailure } from '../auth/authenticate.ts';
 import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import type { AppDeps } from '../door.ts';
 import { graphqlLimitPlugins } from './limits.ts';
-import { openStreamsUpTo } from '../live/openStreams.ts';
+import { openStreamsUpTo, streamAccess } from '../live/openStreams.ts';
 
 const ENDPOINT = '/v3/graphql';
 const SDL_PATH = '/v3/schema.graphql';
@@ -146,23 +146,16 @@ export function createGraphQLDoor({ db, logger, config, authenticator, tracing, 
         const refused = graphqlError(429, 'TOO_MANY_SUBSCRIPTIONS', `this API client already holds ${slot.refused} open subscriptions on this instance, the most it may; close one first`);
         return { ...refused, headers: { ...refused.headers, 'retry-after': '1' } };
       }
-      const cut = new AbortController();
-      const liveAccess = {
-        feed: live,
-        disconnectSlowReader: () => {
-          logger.warn('subscriber disconnected: it read events more slowly than they came', { requestId: request.requestId, clientId });
-          cut.abort();
-        },
-      };
+      const { access, cut } = streamAccess(live, logger, { requestId: request.requestId, clientId });
       let response: DoorResponse;
       try {
-        response = await runYoga(request, createContext({ db, auth, door: 'v3', logger, requestId: request.requestId, live: liveAccess }), slot.release);
+        response = await runYoga(request, createContext({ db, auth, door: 'v3', logger, requestId: request.requestId, live: access }), slot.release);
       } catch (error) {
         slot.release();
         throw error;
       }
       if (!response.stream) slot.release();
-      return { ...response, abort: cut.signal };
+      return { ...response, abort: cut };
     },
   };
 

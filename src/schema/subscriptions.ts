@@ -5,12 +5,12 @@
 // what a query would show it at that moment.
 import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
 import { builder } from './builder.ts';
-import { storeIdOf, type GraphQLContext, type LiveAccess } from './context.ts';
+import { storeIdOf, type GraphQLContext } from './context.ts';
 import { fieldQuery } from './node.ts';
 import { LocationInventoryLevel } from './inventory.ts';
 import { Return, ReturnStatus } from './returns.ts';
 import * as inventory from '../domain/inventory.ts';
-import type { LiveEvent } from '../live/feed.ts';
+import type { LiveAccess, LiveEvent } from '../live/feed.ts';
 
 function liveAccess(ctx: GraphQLContext): LiveAccess {
   if (!ctx.live) {

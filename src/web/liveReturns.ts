@@ -12,7 +12,7 @@ import { runSubscription, type OperationOutcome } from '../schema/execute.ts';
 import { html } from './html.ts';
 import { page, SECURITY_HEADERS } from './http.ts';
 import { ops } from './operations.ts';
-import { openStreamsUpTo } from '../live/openStreams.ts';
+import { openStreamsUpTo, streamAccess } from '../live/openStreams.ts';
 
 export const RETURN_EVENTS_PATH = '/admin/returns/events';
 export const LIVE_RETURNS_SCRIPT_PATH = '/admin/live-returns.js';
@@ -101,21 +101,8 @@ export function createReturnEvents({ db, logger, config, live }: AppDeps) {
     if ('refused' in slot) {
       return page(429, { title: 'Too many live pages', body: html`<p>${slot.refused} pages of this user are already following changes; close one first.</p>` }, { 'retry-after': '1' });
     }
-    const cut = new AbortController();
-    const ctx = createContext({
-      db,
-      auth,
-      door: 'web',
-      logger,
-      requestId: request.requestId,
-      live: {
-        feed: live,
-        disconnectSlowReader: () => {
-          logger.warn('dashboard stream disconnected: it read events more slowly than they came', { requestId: request.requestId, userId });
-          cut.abort();
-        },
-      },
-    });
+    const { access, cut } = streamAccess(live, logger, { requestId: request.requestId, userId });
+    const ctx = createContext({ db, auth, door: 'web', logger, requestId: request.requestId, live: access });
     let subscribed;
     try {
       subscribed = await runSubscription(ops.returnUpdates, {}, ctx);
@@ -132,7 +119,7 @@ export function createReturnEvents({ db, logger, config, live }: AppDeps) {
       status: 200,
       headers: { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'x-accel-buffering': 'no' },
       stream: eventStreamText(subscribed.events, HEARTBEAT_MS, stillSignedIn, slot.release),
-      abort: cut.signal,
+      abort: cut,
     };
   };
 }
