@@ -268,7 +268,9 @@ export async function run(): Promise<void> {
   let subscribers: ReturnType<typeof startSubscribers> | undefined;
   try {
     // The service migrates the empty database as it starts.
-    service = await startService(scratch.url, { SUBSCRIPTIONS_PER_CLIENT: String(SUBSCRIPTIONS) });
+    // BENCH_LIVE_CPU_PROF=<dir>: the service writes a CPU profile there when it stops (node --cpu-prof).
+    const profile = process.env.BENCH_LIVE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_LIVE_CPU_PROF}`] : [];
+    service = await startService(scratch.url, { SUBSCRIPTIONS_PER_CLIENT: String(SUBSCRIPTIONS) }, 'source', profile);
     db = await openDatabase(scratch.url, { poolSize: 2 });
     const { id: storeId } = await createStore(db.prisma, { name: 'Live bench' });
     const { secret } = await createApiClient(db.prisma, { storeId, name: 'live bench', scopes: ['inventory_read', 'inventory_write'] });

@@ -5,7 +5,7 @@
 // heap once loaded, so it is loaded at the first request for the page, not at start.
 // Subscriptions are answered as server-sent events (yoga's), streamed as the client reads.
 import { createYoga, type Plugin } from 'graphql-yoga';
-import { execute, printSchema } from 'graphql';
+import { execute, printSchema, subscribe } from 'graphql';
 import { schema } from './index.ts';
 import { createContext, type GraphQLContext } from './context.ts';
 import { classifyError, toGraphQLError } from './errors.ts';
@@ -39,17 +39,21 @@ function graphqlError(status: number, code: string, message: string): DoorRespon
  * v3 operations run on graphql-js's execute, the executor every other door runs
  * (runOperation), instead of yoga's default (@graphql-tools/executor): one executor, one
  * behaviour, and the read path's patches to it (patches/graphql+16.15.0.patch) apply here
- * too. The v3 inbound-shipment graph executed about a third faster on it. First in the
- * plugin list, so the tracing plugin wraps it.
+ * too. The v3 inbound-shipment graph executed about a third faster on it. Subscriptions
+ * too run graphql-js's, as the dashboard's do. First in the plugin list, so the tracing
+ * plugin wraps it.
  */
 export const graphqlJsExecution: Plugin = {
   onExecute: ({ setExecuteFn }) => setExecuteFn(execute),
+  onSubscribe: ({ setSubscribeFn }) => setSubscribeFn(subscribe),
 };
 
 /**
- * The bytes of an event stream as text, read as the client takes them. However the stream
- * ends (done, failed, or returned by the server when the client left, even before the
- * first chunk was asked for) it is cancelled, which ends what feeds it, and `onEnd` runs once.
+ * The bytes of an event stream as text, read as the client takes them, one whole event per
+ * chunk (yoga enqueues an event's lines apart; one write per event halves the socket writes).
+ * However the stream ends (done, failed, or returned by the server when the client left, even
+ * before the first chunk was asked for) it is cancelled, which ends what feeds it, and `onEnd`
+ * runs once.
  */
 function eventStreamText(body: ReadableStream<Uint8Array>, onEnd: () => void): AsyncIterableIterator<string> {
   const reader = body.getReader();
@@ -65,15 +69,23 @@ function eventStreamText(body: ReadableStream<Uint8Array>, onEnd: () => void): A
   };
   const text: AsyncIterableIterator<string> = {
     async next() {
-      if (ended) return { done: true, value: undefined };
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        await end();
-        throw error;
+      let text = '';
+      // An event (and a heartbeat comment) ends with a blank line.
+      while (!ended && !text.endsWith('\n\n')) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          await end();
+          throw error;
+        }
+        if (chunk.done) {
+          await end();
+          break;
+        }
+        text += decoder.decode(chunk.value, { stream: true });
       }
-      return chunk.done ? end() : { done: false, value: decoder.decode(chunk.value, { stream: true }) };
+      return text === '' ? { done: true, value: undefined } : { done: false, value: text };
     },
     return: end,
     [Symbol.asyncIterator]: () => text,

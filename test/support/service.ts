@@ -19,9 +19,9 @@ export type ServiceCode = 'source' | 'build';
 
 const ENTRY: Record<ServiceCode, string[]> = { source: ['--import', 'tsx', 'src/main.ts'], build: ['tools/build/start.mjs'] };
 
-/** Starts the service on `databaseUrl` on an ephemeral port and resolves once it listens. */
-export function startService(databaseUrl: string, env: NodeJS.ProcessEnv = {}, code: ServiceCode = 'source'): Promise<Service> {
-  const child = spawn(process.execPath, ENTRY[code], {
+/** Starts the service on `databaseUrl` on an ephemeral port and resolves once it listens; `nodeArgs` go to node (e.g. --cpu-prof). */
+export function startService(databaseUrl: string, env: NodeJS.ProcessEnv = {}, code: ServiceCode = 'source', nodeArgs: string[] = []): Promise<Service> {
+  const child = spawn(process.execPath, [...nodeArgs, ...ENTRY[code]], {
     cwd: ROOT,
     env: {
       ...process.env,
