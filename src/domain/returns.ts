@@ -1231,13 +1231,27 @@ export interface AsnRow {
   currency: string;
   carrier: string | null;
   trackingNumber: string | null;
+  /** The carrier's tracking page; null when none was given. */
+  trackingUrl: string | null;
   labelStatus: string | null;
+  /** The printable postage label; null when none was given. */
+  labelUrl: string | null;
   restockStatus: string | null;
+  /** Our id (loc_) and name of the location receiving the return; null when an import named an address instead. */
+  receivingLocationId: string | null;
+  receivingLocationName: string | null;
+  /** An imported return's own return/RMA id, scannable at intake; null otherwise. */
+  externalReferenceId: string | null;
+  /** The line's reason for return, as given. */
+  reason: string | null;
+  outcome: ReturnOutcome;
   /** ISO 8601. */
   createdAt: string;
   updatedAt: string;
   /** ISO 8601; null unless the return is complete. */
   closedAt: string | null;
+  /** ISO 8601: when the return last became delivered; null if it never was. */
+  deliveredAt: string | null;
 }
 
 /** A product's scannable code: its UPC, else its first barcode. */
@@ -1295,11 +1309,20 @@ export const ASN_RETURN_SELECT = {
   labelStatus: true,
   createdAt: true,
   updatedAt: true,
+  trackingUrl: true,
+  labelUrl: true,
   customerEmail: true,
+  externalReferenceId: true,
   destinationLocationId: true,
-  statusChanges: CLOSED_AT_SELECT.statusChanges,
+  destinationLocation: { select: { name: true } },
+  // Newest first: the first `complete` one is when the return closed, the first `delivered` when it arrived.
+  statusChanges: {
+    where: { toStatus: { in: ['complete', 'delivered'] } },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    select: { toStatus: true, createdAt: true },
+  },
   order: { select: { id: true, name: true, customerEmail: true } },
-  items: { ...ITEMS_ON_RETURN, select: { id: true, ...ITEM_DESCRIPTION_SELECT } },
+  items: { ...ITEMS_ON_RETURN, select: { id: true, reason: true, outcome: true, ...ITEM_DESCRIPTION_SELECT } },
 } satisfies Prisma.ReturnSelect;
 
 type AsnReturn = Plain<Prisma.ReturnGetPayload<{ select: typeof ASN_RETURN_SELECT }>>;
@@ -1320,6 +1343,9 @@ export function listAsnReturns(reads: Reads, storeId: string, window: { from: Da
 
 /** One row per line item still on the return, in the order of its items. */
 export function asnRowsOf(ret: AsnReturn): AsnRow[] {
+  const changesTo = (status: ReturnStatus) => ret.statusChanges.filter((change) => change.toStatus === status);
+  const closedAt = closedAtOf({ status: ret.status, statusChanges: changesTo('complete') });
+  const deliveredAt = changesTo('delivered')[0]?.createdAt ?? null;
   return ret.items.map((item) => ({
     returnId: ret.id,
     returnNumber: ret.number,
@@ -1333,11 +1359,19 @@ export function asnRowsOf(ret: AsnReturn): AsnRow[] {
     currency: ret.currency,
     carrier: ret.carrier,
     trackingNumber: ret.trackingNumber,
+    trackingUrl: ret.trackingUrl,
     labelStatus: ret.labelStatus,
+    labelUrl: ret.labelUrl,
     restockStatus: restockStatusOf(ret),
+    receivingLocationId: ret.destinationLocationId,
+    receivingLocationName: ret.destinationLocation?.name ?? null,
+    externalReferenceId: ret.externalReferenceId,
+    reason: item.reason,
+    outcome: item.outcome,
     createdAt: ret.createdAt,
     updatedAt: ret.updatedAt,
-    closedAt: closedAtOf(ret),
+    closedAt,
+    deliveredAt,
   }));
 }
 

@@ -286,7 +286,8 @@ export function compatNote(note: CompatNoteNode) {
 
 export const ASN_ROW_FIELDS = `
   returnId returnNumber returnItemId orderId orderName orderNumber status customerEmail title sku barcode
-  unitPrice { amount } currency carrier trackingNumber labelStatus restockStatus createdAt updatedAt closedAt`;
+  unitPrice { amount } currency carrier trackingNumber trackingUrl labelStatus labelUrl restockStatus
+  receivingLocationId receivingLocationName externalReferenceId reason outcome createdAt updatedAt closedAt deliveredAt`;
 
 export interface AsnRowNode {
   returnId: string;
@@ -304,16 +305,42 @@ export interface AsnRowNode {
   currency: string;
   carrier: string | null;
   trackingNumber: string | null;
+  trackingUrl: string | null;
   labelStatus: string | null;
+  labelUrl: string | null;
   restockStatus: string | null;
+  receivingLocationId: string | null;
+  receivingLocationName: string | null;
+  externalReferenceId: string | null;
+  reason: string | null;
+  outcome: string;
   createdAt: string;
   updatedAt: string;
   closedAt: string | null;
+  deliveredAt: string | null;
 }
 
 /**
- * An advance shipping notice row. `id` is the return's numeric id, as the platform's
- * own rows carry it (tools act on `/return/{id}/...` with it); `return_id` is the svc_id.
+ * What the platform's notice reports of its concepts this service has no counterpart of: a
+ * shipping service or rate, a label change time kept apart from the return's, how and by
+ * which return method (drop-off, box) a return travels, and the provider's own return.
+ */
+const NO_RETURN_METHOD = {
+  service: null,
+  label_rate: null,
+  label_updated_at: null,
+  actioned_by: null,
+  return_method: null,
+  return_method_state: null,
+  package_reference: null,
+  shipping_box_barcode: null,
+  provider_created_at: null,
+} as const;
+
+/**
+ * An advance shipping notice row: every field the platform's reference documents for it, in
+ * its order, from our row read through ASN_ROW_FIELDS. `id` is the return's numeric id, as the
+ * platform's own rows carry it (tools act on `/return/{id}/...` with it); `return_id` is the svc_id.
  */
 export function compatAsnRow(row: AsnRowNode) {
   return {
@@ -331,13 +358,24 @@ export function compatAsnRow(row: AsnRowNode) {
     sku: row.sku,
     barcode: row.barcode,
     purchase_price: row.unitPrice?.amount ?? null,
-    currency: row.currency,
     carrier: row.carrier,
-    tracking_number: row.trackingNumber,
     label_status: row.labelStatus,
+    tracking_number: row.trackingNumber,
+    integration_tracking_url: row.trackingUrl,
     restock_status: row.restockStatus,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
+    currency: row.currency,
+    label_url: row.labelUrl,
     closed_at: row.closedAt,
+    updated_at: row.updatedAt,
+    created_at: row.createdAt,
+    return_reason: row.reason,
+    // An imported return's RMA id is both its authorization code and what is scanned at intake.
+    return_method_rma_code: row.externalReferenceId,
+    date_delivered: row.deliveredAt,
+    outcome: row.outcome.toLowerCase(),
+    scannable_id: row.externalReferenceId,
+    destination_id: row.receivingLocationId,
+    destination_name: row.receivingLocationName,
+    ...NO_RETURN_METHOD,
   };
 }

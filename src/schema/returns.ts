@@ -553,11 +553,28 @@ export const ReturnAsnRow = builder.objectRef<AsnRow>('ReturnAsnRow').implement(
     currency: t.exposeString('currency', { nullable: false, description: "ISO 4217 code of the return's amounts" }),
     carrier: t.exposeString('carrier', { nullable: true, description: "Carrier of the return shipment; null when none was given" }),
     trackingNumber: t.exposeString('trackingNumber', { nullable: true, description: 'Tracking number of the return shipment; null when none was given' }),
+    trackingUrl: t.exposeString('trackingUrl', { nullable: true, description: "As Return.trackingUrl: the carrier's tracking page; null when none was given" }),
     labelStatus: t.exposeString('labelStatus', { nullable: true, description: "The return's label status as recorded (free text); usually null" }),
+    labelUrl: t.exposeString('labelUrl', { nullable: true, description: 'As Return.labelUrl: URL of the postage label; null when none was given' }),
     restockStatus: t.exposeString('restockStatus', { nullable: true, description: "As Return.restockStatus: pending, not_restocked, or null without a receiving location" }),
+    receivingLocationId: t.exposeID('receivingLocationId', {
+      nullable: true,
+      description: 'As Return.receivingLocationId: our id (loc_) of the location receiving the return; null when an import named an address instead',
+    }),
+    receivingLocationName: t.exposeString('receivingLocationName', {
+      nullable: true,
+      description: 'Name of the location receiving the return; null when an import named an address instead',
+    }),
+    externalReferenceId: t.exposeString('externalReferenceId', {
+      nullable: true,
+      description: "As Return.externalReferenceId: an imported return's own return/RMA id, scannable at intake; null otherwise",
+    }),
+    reason: t.exposeString('reason', { nullable: true, description: "The line's reason for return as given; null when none was" }),
+    outcome: t.field({ type: ReturnOutcome, nullable: false, description: 'What the customer gets for the line', resolve: (row) => row.outcome }),
     createdAt: t.expose('createdAt', { nullable: false, type: 'DateTime', description: 'When the return was created' }),
     updatedAt: t.expose('updatedAt', { nullable: false, type: 'DateTime', description: 'When the return last changed' }),
     closedAt: t.expose('closedAt', { nullable: true, type: 'DateTime', description: 'When the return was processed; null unless it is COMPLETE' }),
+    deliveredAt: t.expose('deliveredAt', { nullable: true, type: 'DateTime', description: 'When the return last became DELIVERED; null if it never did' }),
   }),
 });
 

@@ -17,6 +17,8 @@ let locationId: string;
 
 type Body = Record<string, unknown> & { line_items: Record<string, unknown>[] };
 
+const TRACKING_URL = 'https://tools.usps.example/go/TrackConfirmAction?tLabels=9400136105440512280610';
+
 /**
  * A return as a shop on the platform makes them: numeric merchant ids, an item with a picture
  * and a variant of a product with options, a second item for store credit, a label, an origin
@@ -64,7 +66,7 @@ async function seed(): Promise<void> {
           { lineItemId: '23984238721', quantity: 1, reason: 'Too big', outcome: 'CREDIT' },
         ],
         originAddress: { line1: '1 Rue Ste-Catherine', city: 'Montréal', state: 'QC', postalCode: 'H2X 1Y4', country: 'CA' },
-        label: { trackingNumber: '9400136105440512280610', carrier: 'USPS', postageLabelUrl: 'https://labels.example/1.pdf' },
+        label: { trackingNumber: '9400136105440512280610', carrier: 'USPS', trackingUrl: TRACKING_URL, postageLabelUrl: 'https://labels.example/1.pdf' },
       },
     },
   );
@@ -73,8 +75,8 @@ async function seed(): Promise<void> {
   const labelled = await graphql(
     server,
     store.secret,
-    `mutation($number: Int!) { returnLabelSet(number: $number, label: { trackingNumber: "9400136105440512280610", carrier: "USPS", postageLabelUrl: "https://labels.example/1.pdf" }, labelStatus: "in_transit") { labelStatus } }`,
-    { number: returnNumber },
+    `mutation($number: Int!, $trackingUrl: String!) { returnLabelSet(number: $number, label: { trackingNumber: "9400136105440512280610", carrier: "USPS", trackingUrl: $trackingUrl, postageLabelUrl: "https://labels.example/1.pdf" }, labelStatus: "in_transit") { labelStatus } }`,
+    { number: returnNumber, trackingUrl: TRACKING_URL },
   );
   expect(labelled.errors).toBeUndefined();
   const processed = await warehouse(server, store.secret, 'POST', `/return/${returnNumber}/process`);
@@ -174,8 +176,56 @@ describe('Advanced Shipping Notice', () => {
     const rows = res.body as Record<string, unknown>[];
     expect(rows).toHaveLength(2);
     const change = await server.db.prisma.returnStatusChange.findFirstOrThrow({ where: { returnId, toStatus: 'complete' } });
+    const location = await server.db.prisma.location.findUniqueOrThrow({ where: { id: locationId } });
     for (const row of rows) {
-      expect(row).toMatchObject({ id: returnNumber, state: 'closed', restock_status: 'not_restocked', closed_at: change.createdAt.toISOString(), tracking_number: '9400136105440512280610' });
+      expect(row).toMatchObject({
+        id: returnNumber,
+        state: 'closed',
+        restock_status: 'not_restocked',
+        closed_at: change.createdAt.toISOString(),
+        tracking_number: '9400136105440512280610',
+        integration_tracking_url: TRACKING_URL,
+        label_url: 'https://labels.example/1.pdf',
+        label_status: 'in_transit',
+        destination_id: locationId,
+        destination_name: location.name,
+        // Never DELIVERED: processed while in transit. Made here, not imported: no RMA id to scan.
+        date_delivered: null,
+        return_method_rma_code: null,
+        scannable_id: null,
+        // Concepts this service lacks.
+        service: null,
+        label_rate: null,
+        return_method: null,
+        package_reference: null,
+      });
+    }
+    expect(rows.map((row) => [row.return_reason, row.outcome])).toEqual([
+      ['I like another style more', 'refund'],
+      ['Too big', 'credit'],
+    ]);
+  });
+
+  it('is checked against a schema that refuses a missing field and a number for money', async () => {
+    const [row] = (await warehouse(server, store.secret, 'GET', '/reporting/asn')).body as Record<string, unknown>[];
+    const { label_rate: _dropped, ...missing } = row;
+    expect(validators.asn([missing])).toBe(false);
+    expect(validators.asn([{ ...row, purchase_price: 78 }])).toBe(false);
+  });
+
+  it("reports when a return was delivered and an imported return's RMA id", async () => {
+    const { prisma } = server.db;
+    const made = await prisma.return.findUniqueOrThrow({ where: { id: returnId }, select: { createdAt: true } });
+    // The history a return made DELIVERED carries (no operation of ours leads there yet).
+    const deliveredAt = new Date(made.createdAt.getTime() + 1000);
+    await prisma.returnStatusChange.create({
+      data: { id: newId('returnStatusChange'), returnId, operation: 'create', fromStatus: null, toStatus: 'delivered', createdAt: deliveredAt },
+    });
+    await prisma.return.update({ where: { id: returnId }, data: { externalReferenceId: 'RMA-20931' } });
+    const rows = (await warehouse(server, store.secret, 'GET', '/reporting/asn')).body as Record<string, unknown>[];
+    expect(validators.asn(rows), problems(validators.asn)).toBe(true);
+    for (const row of rows) {
+      expect(row).toMatchObject({ date_delivered: deliveredAt.toISOString(), return_method_rma_code: 'RMA-20931', scannable_id: 'RMA-20931' });
     }
   });
 });

@@ -248,15 +248,36 @@ describe('GET /reporting/asn', () => {
       created_at: '2026-07-01T09:00:00.000Z',
       updated_at: '2026-07-01T09:00:00.000Z',
       closed_at: null,
+      integration_tracking_url: null,
+      label_url: null,
+      return_reason: null,
+      outcome: 'refund',
+      return_method_rma_code: null,
+      scannable_id: null,
+      date_delivered: null,
+      destination_id: null,
+      destination_name: null,
+      service: null,
+      label_rate: null,
+      label_updated_at: null,
+      actioned_by: null,
+      return_method: null,
+      return_method_state: null,
+      package_reference: null,
+      shipping_box_barcode: null,
+      provider_created_at: null,
     };
     expect(res.body).toEqual([
       { ...common, return_line_item_id: ret.itemIds[0], title: 'Shirt', sku: 'SH-1', purchase_price: '30.00' },
       { ...common, return_line_item_id: ret.itemIds[1], title: 'Hat', sku: 'HT-1', purchase_price: '12.50' },
     ]);
+    // The documented fields in the page's order (with our return_id), then those this service has no counterpart of.
     expect(Object.keys((res.body as Row[])[0])).toEqual([
       'id', 'return_id', 'return_line_item_id', 'order_id', 'order_name', 'order_number', 'provider_order_number', 'state', 'customer_email',
-      'title', 'sku', 'barcode', 'purchase_price', 'currency', 'carrier', 'tracking_number', 'label_status', 'restock_status', 'created_at',
-      'updated_at', 'closed_at',
+      'title', 'sku', 'barcode', 'purchase_price', 'carrier', 'label_status', 'tracking_number', 'integration_tracking_url', 'restock_status',
+      'currency', 'label_url', 'closed_at', 'updated_at', 'created_at', 'return_reason', 'return_method_rma_code', 'date_delivered', 'outcome',
+      'scannable_id', 'destination_id', 'destination_name', 'service', 'label_rate', 'label_updated_at', 'actioned_by', 'return_method',
+      'return_method_state', 'package_reference', 'shipping_box_barcode', 'provider_created_at',
     ]);
   });
 

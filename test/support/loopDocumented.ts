@@ -3,6 +3,7 @@
 //   details   https://docs.loopreturns.com/api-reference/latest/return-data/get-return-details (and its .md OpenAPI)
 //   list      https://docs.loopreturns.com/api-reference/latest/return-data/detailed-returns-list
 //   ASN       https://docs.loopreturns.com/api-reference/latest/return-data/advanced-shipping-notice
+//             (the field names from its response example, the meanings from its descriptions)
 //   label     https://docs.loopreturns.com/webhook-reference/topics/label-webhook
 //             https://docs.loopreturns.com/reference/label-webhook (the older page)
 // and, where a page gives descriptions without names, the compiled OpenAPI of
@@ -172,6 +173,11 @@ export const paginatedListSchema = object({
   previousPageUrl: nullable({ type: 'string', format: 'uri' }),
 });
 
+/**
+ * The ASN page's response example names its fields in this order (its descriptions, in the same
+ * order, give their meaning). The page as stored here breaks off after `destination_name`, in a
+ * further name beginning "de"; that field is not checked.
+ */
 export const asnSchema: Schema = {
   type: 'array',
   items: object({
@@ -179,7 +185,6 @@ export const asnSchema: Schema = {
     return_line_item_id: string,
     order_id: nullable(string),
     order_name: nullable(string),
-    // Named on the ASN page ("The order number.", "The Shopify or other provider order number.").
     order_number: nullable(string),
     provider_order_number: nullable(string),
     state,
@@ -189,13 +194,39 @@ export const asnSchema: Schema = {
     sku: nullable(string),
     barcode: nullable(string),
     carrier: nullable(string),
-    tracking_number: nullable(string),
+    // "The service used to ship the return."
+    service: nullable(string),
     label_status: nullable(string),
+    tracking_number: nullable(string),
+    // "The link to the tracking details."
+    integration_tracking_url: nullable(string),
     restock_status: nullable(string),
     currency: string,
-    created_at: isoTime,
-    updated_at: isoTime,
+    label_updated_at: nullable(isoTime),
+    label_url: nullable(string),
+    // "The shipping rate paid for the return label."
+    label_rate: nullable(money),
     closed_at: nullable(isoTime),
+    updated_at: isoTime,
+    created_at: isoTime,
+    return_reason: nullable(string),
+    // "The method in which the return was actioned."
+    actioned_by: nullable(string),
+    return_method: nullable(string),
+    // "The return material authorization code."
+    return_method_rma_code: nullable(string),
+    return_method_state: nullable(string),
+    // "The delivery date of the return." A string without a format on the page.
+    date_delivered: nullable(string),
+    // DEPARTURE: `keep` (the customer keeps the item) is an outcome here the page does not list.
+    outcome: { type: 'string', enum: ['exchange', 'upsell', 'refund', 'credit', 'exchange+refund', 'exchange+credit', 'keep'] },
+    scannable_id: nullable(string),
+    package_reference: nullable(string),
+    // "The barcode for the box in which the return was shipped."
+    shipping_box_barcode: nullable(string),
+    provider_created_at: nullable(isoTime),
+    destination_id: nullable(string),
+    destination_name: nullable(string),
   }),
 };
 
