@@ -69,9 +69,9 @@ function eventStreamText(body: ReadableStream<Uint8Array>, onEnd: () => void): A
   };
   const text: AsyncIterableIterator<string> = {
     async next() {
-      let text = '';
+      let event = '';
       // An event (and a heartbeat comment) ends with a blank line.
-      while (!ended && !text.endsWith('\n\n')) {
+      while (!ended && !event.endsWith('\n\n')) {
         let chunk: ReadableStreamReadResult<Uint8Array>;
         try {
           chunk = await reader.read();
@@ -83,9 +83,9 @@ function eventStreamText(body: ReadableStream<Uint8Array>, onEnd: () => void): A
           await end();
           break;
         }
-        text += decoder.decode(chunk.value, { stream: true });
+        event += decoder.decode(chunk.value, { stream: true });
       }
-      return text === '' ? { done: true, value: undefined } : { done: false, value: text };
+      return event === '' ? { done: true, value: undefined } : { done: false, value: event };
     },
     return: end,
     [Symbol.asyncIterator]: () => text,
