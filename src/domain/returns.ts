@@ -200,15 +200,29 @@ export function editedAtOf<T extends Instant>(ret: { createdAt: T; updatedAt: T 
   return time(ret.updatedAt) > time(ret.createdAt) ? ret.updatedAt : null;
 }
 
+/**
+ * A return's status history as every reader takes it, oldest first. One shape for all of them
+ * (the statusChanges field, closedAt, the notice's rows): a read that selects several of them
+ * then brings the history once, in the statement of the return, where differing filters would
+ * each cost a statement of their own.
+ */
+export const STATUS_HISTORY = { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } satisfies Prisma.ReturnStatusChangeFindManyArgs;
+
 /** What closedAtOf reads; usable as a Prisma `select` on Return. */
 export const CLOSED_AT_SELECT = {
   status: true,
-  statusChanges: { where: { toStatus: 'complete' }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: 1, select: { createdAt: true } },
+  statusChanges: { ...STATUS_HISTORY, select: { toStatus: true, createdAt: true } },
 } satisfies Prisma.ReturnSelect;
 
+/** When the history (oldest first) last led to `status`; null if it never did. */
+export function lastChangeTo<T extends Instant>(history: { toStatus: ReturnStatus; createdAt: T }[], status: ReturnStatus): T | null {
+  for (let i = history.length - 1; i >= 0; i--) if (history[i].toStatus === status) return history[i].createdAt;
+  return null;
+}
+
 /** When a complete return was processed (its latest change to complete); null unless it is complete now. */
-export function closedAtOf<T extends Instant>(ret: { status: ReturnStatus; statusChanges: { createdAt: T }[] }): T | null {
-  return ret.status === 'complete' ? (ret.statusChanges[0]?.createdAt ?? null) : null;
+export function closedAtOf<T extends Instant>(ret: { status: ReturnStatus; statusChanges: { toStatus: ReturnStatus; createdAt: T }[] }): T | null {
+  return ret.status === 'complete' ? lastChangeTo(ret.statusChanges, 'complete') : null;
 }
 
 /**
@@ -1315,12 +1329,7 @@ export const ASN_RETURN_SELECT = {
   externalReferenceId: true,
   destinationLocationId: true,
   destinationLocation: { select: { name: true } },
-  // Newest first: the first `complete` one is when the return closed, the first `delivered` when it arrived.
-  statusChanges: {
-    where: { toStatus: { in: ['complete', 'delivered'] } },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    select: { toStatus: true, createdAt: true },
-  },
+  statusChanges: CLOSED_AT_SELECT.statusChanges,
   order: { select: { id: true, name: true, customerEmail: true } },
   items: { ...ITEMS_ON_RETURN, select: { id: true, reason: true, outcome: true, ...ITEM_DESCRIPTION_SELECT } },
 } satisfies Prisma.ReturnSelect;
@@ -1343,9 +1352,8 @@ export function listAsnReturns(reads: Reads, storeId: string, window: { from: Da
 
 /** One row per line item still on the return, in the order of its items. */
 export function asnRowsOf(ret: AsnReturn): AsnRow[] {
-  const changesTo = (status: ReturnStatus) => ret.statusChanges.filter((change) => change.toStatus === status);
-  const closedAt = closedAtOf({ status: ret.status, statusChanges: changesTo('complete') });
-  const deliveredAt = changesTo('delivered')[0]?.createdAt ?? null;
+  const closedAt = closedAtOf(ret);
+  const deliveredAt = lastChangeTo(ret.statusChanges, 'delivered');
   return ret.items.map((item) => ({
     returnId: ret.id,
     returnNumber: ret.number,

@@ -44,6 +44,7 @@ import {
   itemVariantTitle,
   editedAtOf,
   CLOSED_AT_SELECT,
+  STATUS_HISTORY,
   closedAtOf,
   restockStatusOf,
   orderNumberOf,
@@ -367,7 +368,7 @@ export const Return = builder.prismaNode('Return', {
     statusChanges: t.relation('statusChanges', {
       nullable: false,
       description: "The return's status history from its creation on, oldest first",
-      query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+      query: STATUS_HISTORY,
     }),
     destination: t.field({
       type: MailingAddress,
