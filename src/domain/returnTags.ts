@@ -43,6 +43,16 @@ async function rewriteReturns(tx: Tx, storeId: string, from: string, to: string 
     WHERE "storeId" = ${storeId} AND ${from} = ANY(tags)`;
 }
 
+/**
+ * The tag, locked until the transaction ends: a rename or delete committed meanwhile cannot
+ * take it away between this check and the change (it is then NOT_FOUND, never a failed write).
+ */
+async function lockTag(tx: Tx, storeId: string, name: string): Promise<{ numericId: number }> {
+  const [tag] = await tx.$queryRaw<{ numericId: number }[]>`SELECT "numericId" FROM "ReturnTag" WHERE "storeId" = ${storeId} AND name = ${name} FOR UPDATE`;
+  if (!tag) throw new NotFound(`return tag ${name} does not exist`, { path: 'name' });
+  return tag;
+}
+
 /** Creates the tag, changes its theme, or renames it (refused when the source is absent or the target taken). */
 export async function upsertReturnTag(db: Db, storeId: string, input: UpsertReturnTagInput) {
   const name = checkName(input.name, 'name');
@@ -54,7 +64,7 @@ export async function upsertReturnTag(db: Db, storeId: string, input: UpsertRetu
     const existing = await tx.returnTag.findUnique({ where: { storeId_name: { storeId, name } } });
     let tag;
     if (newName !== null) {
-      if (!existing) throw new NotFound(`return tag ${name} does not exist`, { path: 'name' });
+      await lockTag(tx, storeId, name);
       if (await tx.returnTag.findUnique({ where: { storeId_name: { storeId, name: newName } } })) {
         throw new Conflict(`return tag ${newName} already exists`, { path: 'newName' });
       }
@@ -81,8 +91,7 @@ export async function upsertReturnTag(db: Db, storeId: string, input: UpsertRetu
 export async function deleteReturnTag(db: Db, storeId: string, name: string): Promise<void> {
   checkName(name, 'name');
   await inTransaction(db, async (tx) => {
-    const existing = await tx.returnTag.findUnique({ where: { storeId_name: { storeId, name } } });
-    if (!existing) throw new NotFound(`return tag ${name} does not exist`, { path: 'name' });
+    const existing = await lockTag(tx, storeId, name);
     await tx.returnTag.delete({ where: { storeId_name: { storeId, name } } });
     await rewriteReturns(tx, storeId, name, null);
     await recordEvent(tx, { storeId, topic: 'return_tag.updated', subjectId: `${storeId}:${existing.numericId}`, data: { name, deleted: true } });

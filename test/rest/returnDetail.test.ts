@@ -172,4 +172,18 @@ describe('return tags', () => {
     expect((await req('GET', tags, undefined, other.secret)).status).toBe(403);
     expect(await rowCounts(server.db)).toEqual(counts);
   });
+
+  it('renames and deletes of one tag at the same time: each succeeds or says the tag is gone, never a 500', async () => {
+    const tags = `/stores/${store.storeId}/return-tags`;
+    for (let round = 0; round < 5; round++) {
+      expect((await req('PUT', `${tags}/Race`, { pillTheme: 'NORMAL' })).status).toBe(200);
+      const answers = await Promise.all([
+        req('PUT', `${tags}/Race`, { pillTheme: 'NORMAL', newName: `Renamed ${round}` }),
+        req('DELETE', `${tags}/Race`),
+        req('PUT', `${tags}/Race`, { pillTheme: 'NORMAL', newName: `Other ${round}` }),
+      ]);
+      expect(answers.map((answer) => answer.status).every((status) => status === 200 || status === 400 || status === 404), JSON.stringify(answers.map((a) => a.body))).toBe(true);
+      expect(answers.filter((answer) => answer.status === 200).length).toBeGreaterThanOrEqual(1);
+    }
+  });
 });
