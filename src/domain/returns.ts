@@ -739,6 +739,8 @@ async function emitLabel(
   topic: 'return_label.created' | 'return_label.updated',
 ): Promise<void> {
   const { id, number, carrier, trackingNumber, labelStatus } = target;
+  // The event's own time (the transaction's), as the label webhook reports it.
+  await tx.$executeRaw`UPDATE "Return" SET "labelUpdatedAt" = now() AT TIME ZONE 'UTC' WHERE id = ${id}`;
   await recordEvent(tx, { storeId: target.storeId, topic, subjectId: id, data: { id, number, carrier, trackingNumber, labelStatus } });
 }
 
@@ -1250,6 +1252,8 @@ export interface AsnRow {
   labelStatus: string | null;
   /** The printable postage label; null when none was given. */
   labelUrl: string | null;
+  /** ISO 8601: when the label was given or last changed; null without one. */
+  labelUpdatedAt: string | null;
   restockStatus: string | null;
   /** Our id (loc_) and name of the location receiving the return; null when an import named an address instead. */
   receivingLocationId: string | null;
@@ -1321,6 +1325,7 @@ export const ASN_RETURN_SELECT = {
   carrier: true,
   trackingNumber: true,
   labelStatus: true,
+  labelUpdatedAt: true,
   createdAt: true,
   updatedAt: true,
   trackingUrl: true,
@@ -1370,6 +1375,7 @@ export function asnRowsOf(ret: AsnReturn): AsnRow[] {
     trackingUrl: ret.trackingUrl,
     labelStatus: ret.labelStatus,
     labelUrl: ret.labelUrl,
+    labelUpdatedAt: ret.labelUpdatedAt,
     restockStatus: restockStatusOf(ret),
     receivingLocationId: ret.destinationLocationId,
     receivingLocationName: ret.destinationLocation?.name ?? null,

@@ -287,7 +287,7 @@ export function compatNote(note: CompatNoteNode) {
 export const ASN_ROW_FIELDS = `
   returnId returnNumber returnItemId orderId orderName orderNumber status customerEmail title sku barcode
   unitPrice { amount } currency carrier trackingNumber trackingUrl labelStatus labelUrl restockStatus
-  receivingLocationId receivingLocationName externalReferenceId reason outcome createdAt updatedAt closedAt deliveredAt`;
+  receivingLocationId receivingLocationName externalReferenceId reason outcome createdAt updatedAt closedAt deliveredAt labelUpdatedAt`;
 
 export interface AsnRowNode {
   returnId: string;
@@ -318,17 +318,17 @@ export interface AsnRowNode {
   updatedAt: string;
   closedAt: string | null;
   deliveredAt: string | null;
+  labelUpdatedAt: string | null;
 }
 
 /**
  * What the platform's notice reports of its concepts this service has no counterpart of: a
- * shipping service or rate, a label change time kept apart from the return's, how and by
+ * shipping service or rate, how and by
  * which return method (drop-off, box) a return travels, and the provider's own return.
  */
 const NO_RETURN_METHOD = {
   service: null,
   label_rate: null,
-  label_updated_at: null,
   actioned_by: null,
   return_method: null,
   return_method_state: null,
@@ -365,6 +365,7 @@ export function compatAsnRow(row: AsnRowNode) {
     restock_status: row.restockStatus,
     currency: row.currency,
     label_url: row.labelUrl,
+    label_updated_at: row.labelUpdatedAt,
     closed_at: row.closedAt,
     updated_at: row.updatedAt,
     created_at: row.createdAt,

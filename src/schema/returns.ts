@@ -576,6 +576,7 @@ export const ReturnAsnRow = builder.objectRef<AsnRow>('ReturnAsnRow').implement(
     updatedAt: t.expose('updatedAt', { nullable: false, type: 'DateTime', description: 'When the return last changed' }),
     closedAt: t.expose('closedAt', { nullable: true, type: 'DateTime', description: 'When the return was processed; null unless it is COMPLETE' }),
     deliveredAt: t.expose('deliveredAt', { nullable: true, type: 'DateTime', description: 'When the return last became DELIVERED; null if it never did' }),
+    labelUpdatedAt: t.expose('labelUpdatedAt', { nullable: true, type: 'DateTime', description: 'When the label was given or its carrier, tracking number or status last changed; null without a label' }),
   }),
 });
 

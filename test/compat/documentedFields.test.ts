@@ -177,6 +177,7 @@ describe('Advanced Shipping Notice', () => {
     expect(rows).toHaveLength(2);
     const change = await server.db.prisma.returnStatusChange.findFirstOrThrow({ where: { returnId, toStatus: 'complete' } });
     const location = await server.db.prisma.location.findUniqueOrThrow({ where: { id: locationId } });
+    const label = await server.db.prisma.event.findFirstOrThrow({ where: { subjectId: returnId, topic: { startsWith: 'return_label.' } }, orderBy: { createdAt: 'desc' } });
     for (const row of rows) {
       expect(row).toMatchObject({
         id: returnNumber,
@@ -187,6 +188,8 @@ describe('Advanced Shipping Notice', () => {
         integration_tracking_url: TRACKING_URL,
         label_url: 'https://labels.example/1.pdf',
         label_status: 'in_transit',
+        // The time of the label's latest event, as the label webhook reports it.
+        label_updated_at: label.createdAt.toISOString(),
         destination_id: locationId,
         destination_name: location.name,
         // Never DELIVERED: processed while in transit. Made here, not imported: no RMA id to scan.

@@ -275,8 +275,8 @@ describe('GET /reporting/asn', () => {
     expect(Object.keys((res.body as Row[])[0])).toEqual([
       'id', 'return_id', 'return_line_item_id', 'order_id', 'order_name', 'order_number', 'provider_order_number', 'state', 'customer_email',
       'title', 'sku', 'barcode', 'purchase_price', 'carrier', 'label_status', 'tracking_number', 'integration_tracking_url', 'restock_status',
-      'currency', 'label_url', 'closed_at', 'updated_at', 'created_at', 'return_reason', 'return_method_rma_code', 'date_delivered', 'outcome',
-      'scannable_id', 'destination_id', 'destination_name', 'service', 'label_rate', 'label_updated_at', 'actioned_by', 'return_method',
+      'currency', 'label_url', 'label_updated_at', 'closed_at', 'updated_at', 'created_at', 'return_reason', 'return_method_rma_code', 'date_delivered', 'outcome',
+      'scannable_id', 'destination_id', 'destination_name', 'service', 'label_rate', 'actioned_by', 'return_method',
       'return_method_state', 'package_reference', 'shipping_box_barcode', 'provider_created_at',
     ]);
   });
