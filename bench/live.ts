@@ -27,7 +27,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { scratchDatabase } from './scratchDatabase.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { createProduct } from '../src/domain/catalog.ts';
 import { adjustInventory, createLocation } from '../src/domain/inventory.ts';
@@ -43,7 +43,6 @@ const WARMUP_RATE = 10;
 const STEADY_EVENTS = Number(process.env.BENCH_LIVE_STEADY_EVENTS ?? 200);
 const BURST_EVENTS = Number(process.env.BENCH_LIVE_BURST_EVENTS ?? 200);
 const EVENTS = WARMUP_EVENTS + STEADY_EVENTS + BURST_EVENTS;
-const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const WORKER = fileURLToPath(new URL('./liveWorker.mjs', import.meta.url));
 const QUERY = 'subscription($productId: ID) { inventoryLevelUpdated(productId: $productId) { id quantity } }';
 
@@ -84,23 +83,6 @@ function startSubscribers() {
       child.send(message);
     });
   return { child, ask };
-}
-
-async function scratchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `bench_live_${process.pid}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
-    },
-  };
 }
 
 /** The service's live-update counters from /metrics (every label of a counter summed). */
@@ -262,7 +244,7 @@ function print(rows: PhaseFigures[]): void {
 }
 
 export async function run(): Promise<void> {
-  const scratch = await scratchDatabase();
+  const scratch = await scratchDatabase('live');
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
   let subscribers: ReturnType<typeof startSubscribers> | undefined;

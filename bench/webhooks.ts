@@ -12,7 +12,7 @@
 // for the sustained rate: a dispatcher starts on a cold pool and cold receiver sockets, and
 // over the first 3,000 deliveries that start-up cost about a third of the rate (1,920/s
 // against 3,128/s over 10,000, same machine, back to back).
-import pg from 'pg';
+import { scratchDatabase } from './scratchDatabase.ts';
 import { openDatabase } from '../src/db/client.ts';
 import type { Database } from '../src/db/database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
@@ -29,7 +29,6 @@ const SUBJECTS = 100;
 const CONCURRENCY = Number(process.env.BENCH_WEBHOOK_CONCURRENCY ?? DEFAULT_CONCURRENCY);
 const LARGE_SUBJECTS = Number(process.env.BENCH_WEBHOOK_LARGE_SUBJECTS ?? 100_000);
 const RECEIVER_DELAY_MS = 5;
-const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 interface Result {
   payload: 'NATIVE' | 'REDO';
@@ -41,30 +40,6 @@ interface Result {
   /** Null for REDO bodies, which carry the return, not the event's sequence. */
   orderViolations: number | null;
   overlaps: number;
-}
-
-async function scratchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `bench_webhooks_${process.pid}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      // Closed pools finish closing their sockets asynchronously; a forced drop that
-      // beats them would make the server signal an error to a client already ending.
-      for (let i = 0; i < 50; i++) {
-        const { rows } = await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
-        if (rows[0].n === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
-    },
-  };
 }
 
 async function measure(
@@ -140,7 +115,7 @@ async function measure(
 }
 
 export async function run(): Promise<void> {
-  const scratch = await scratchDatabase();
+  const scratch = await scratchDatabase('webhooks');
   const db = await openDatabase(scratch.url, { poolSize: 4 });
   configureWebhookAddressPolicy({ allowLoopback: true });
   const results: Result[] = [];

@@ -18,14 +18,13 @@ import { exportDump, importDump, type TransferSummary } from '../../src/db/trans
 import { seedDemo, DEMO_USER_EMAIL } from '../../src/domain/demo.ts';
 import { setReturnTags } from '../../src/domain/returns.ts';
 import { upsertReturnTag } from '../../src/domain/returnTags.ts';
-import { configureWebhookAddressPolicy, createWebhookSubscription, systemLookup } from '../../src/domain/webhooks.ts';
+import { configureWebhookAddressPolicy, createWebhookSubscription } from '../../src/domain/webhooks.ts';
 import { checkLogin, createMerchantUser } from '../../src/auth/merchantUsers.ts';
-import { createLogger } from '../../src/logger.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createEmptyPostgresDatabase } from '../support/db.ts';
 import { createTestOrder, insertTestReturn, type TestOrder } from '../support/returnFixtures.ts';
 import { call, createTestStore, startTestServer, type TestStore } from '../support/server.ts';
-import { emit, orderViolations, startReceiver, waitFor, type Receiver } from '../webhooks/support.ts';
+import { emit, orderViolations, startReceiver, startTestDispatcher, waitFor, type Receiver } from '../webhooks/support.ts';
 
 const run = promisify(execFile);
 const TSX = path.resolve('node_modules/.bin/tsx');
@@ -78,16 +77,7 @@ async function emptyDatabase(label: string): Promise<string> {
 }
 
 function startDispatcher(db: Database): WebhookDispatcher {
-  const dispatcher = new WebhookDispatcher({
-    db,
-    logger: createLogger('silent'),
-    policy: { allowLoopback: true, lookup: systemLookup },
-    retry: { firstDelayMs: 5, maxDelayMs: 40, maxAttempts: 4 },
-    timeoutMs: 30_000,
-    pollIntervalMs: 20,
-  });
-  dispatcher.start();
-  return dispatcher;
+  return startTestDispatcher(db, { timeoutMs: 30_000 });
 }
 
 const received = (subjectId: string, from = 0) =>

@@ -6,11 +6,9 @@
 // against the reference document by call().
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { configureWebhookAddressPolicy, systemLookup } from '../../src/domain/webhooks.ts';
-import { createLogger } from '../../src/logger.ts';
-import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { rowCounts } from '../support/counts.ts';
 import { addApiClient, call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
-import { startReceiver, waitFor, type Receiver } from '../webhooks/support.ts';
+import { startReceiver, startTestDispatcher, waitFor, type Receiver } from '../webhooks/support.ts';
 
 let server: TestServer;
 let store: TestStore;
@@ -284,15 +282,7 @@ describe('delivery', () => {
   it('a v3 webhook subscription to custom_event.created receives the event', async () => {
     const hooked = await createTestStore(server.db, { name: 'Hooked store' });
     const receiver: Receiver = await startReceiver();
-    const dispatcher = new WebhookDispatcher({
-      db: server.db,
-      logger: createLogger('silent'),
-      policy: { allowLoopback: true, lookup: systemLookup },
-      retry: { firstDelayMs: 5, maxDelayMs: 40, maxAttempts: 4 },
-      timeoutMs: 2_000,
-      pollIntervalMs: 20,
-    });
-    dispatcher.start();
+    const dispatcher = startTestDispatcher(server.db);
     cleanups.push(() => dispatcher.stop(100), () => receiver.close());
     const subscribed = await graphql(
       server,

@@ -2,13 +2,12 @@
 // discards, per-subject order, redirects, timeouts, the transactional outbox, disabled
 // subscriptions, the delivery-time address guard and graceful shutdown.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
 import { recordEvent } from '../../src/domain/events.ts';
 import { configureWebhookAddressPolicy, systemLookup, type HostLookup } from '../../src/domain/webhooks.ts';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
 import { call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { expectValidRestResponse } from '../support/openapi.ts';
-import { emit, orderViolations, startReceiver, subscribe as subscribeV3, waitFor, type Receiver, type ReceiverHandler } from './support.ts';
+import { emit, orderViolations, startReceiver, startTestDispatcher, subscribe as subscribeV3, waitFor, type Receiver, type ReceiverHandler } from './support.ts';
 
 let server: TestServer;
 const dispatchers: WebhookDispatcher[] = [];
@@ -26,16 +25,7 @@ afterEach(async () => {
 afterAll(async () => server?.close());
 
 function startDispatcher(options: Partial<DispatcherOptions> = {}): WebhookDispatcher {
-  const dispatcher = new WebhookDispatcher({
-    db: server.db,
-    logger: createLogger('silent'),
-    policy: { allowLoopback: true, lookup: systemLookup },
-    retry: { firstDelayMs: 5, maxDelayMs: 40, maxAttempts: 4 },
-    timeoutMs: 2_000,
-    pollIntervalMs: 20,
-    ...options,
-  });
-  dispatcher.start();
+  const dispatcher = startTestDispatcher(server.db, options);
   dispatchers.push(dispatcher);
   return dispatcher;
 }

@@ -2,14 +2,13 @@
 // delivered as the platform's label webhook (label.created, then label.updated when its status
 // changes), with the documented fields; the return webhook's body is the Get Return Details body.
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { configureWebhookAddressPolicy, systemLookup } from '../../src/domain/webhooks.ts';
-import { createLogger } from '../../src/logger.ts';
+import { configureWebhookAddressPolicy } from '../../src/domain/webhooks.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { warehouse } from '../compat/helpers.ts';
 import { problems, validators } from '../support/loopDocumented.ts';
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
 import { createTestStore, graphql, startTestServer, type TestServer } from '../support/server.ts';
-import { startReceiver, waitFor, type Receiver } from './support.ts';
+import { startReceiver, startTestDispatcher, waitFor, type Receiver } from './support.ts';
 
 let server: TestServer;
 let receiver: Receiver;
@@ -19,15 +18,7 @@ beforeAll(async () => {
   configureWebhookAddressPolicy({ allowLoopback: true });
   server = await startTestServer({ webhooksAllowLoopback: true });
   receiver = await startReceiver();
-  dispatcher = new WebhookDispatcher({
-    db: server.db,
-    logger: createLogger('silent'),
-    policy: { allowLoopback: true, lookup: systemLookup },
-    retry: { firstDelayMs: 5, maxDelayMs: 40, maxAttempts: 4 },
-    timeoutMs: 2_000,
-    pollIntervalMs: 20,
-  });
-  dispatcher.start();
+  dispatcher = startTestDispatcher(server.db);
 });
 afterEach(() => {
   receiver.requests.length = 0;

@@ -11,6 +11,9 @@ import type { Database } from '../../src/db/database.ts';
 import { recordEvent, type Topic } from '../../src/domain/events.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { graphql } from '../support/server.ts';
+import { systemLookup } from '../../src/domain/webhooks.ts';
+import { createLogger } from '../../src/logger.ts';
+import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
 
 export interface WebhookBody {
   id: string;
@@ -173,4 +176,19 @@ export function orderViolations(requests: ReceivedRequest[]): string[] {
     last.set(body.subjectId, Math.max(previous, n));
   }
   return violations;
+}
+
+/** A started dispatcher for tests: loopback allowed, quick retries (5 ms doubling to 40 ms, 4 attempts), a 20 ms poll. */
+export function startTestDispatcher(db: Database, options: Partial<DispatcherOptions> = {}): WebhookDispatcher {
+  const dispatcher = new WebhookDispatcher({
+    db,
+    logger: createLogger('silent'),
+    policy: { allowLoopback: true, lookup: systemLookup },
+    retry: { firstDelayMs: 5, maxDelayMs: 40, maxAttempts: 4 },
+    timeoutMs: 2_000,
+    pollIntervalMs: 20,
+    ...options,
+  });
+  dispatcher.start();
+  return dispatcher;
 }

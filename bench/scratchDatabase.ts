@@ -1,0 +1,29 @@
+// A PostgreSQL database of its own for one bench run (created empty, dropped after), on the
+// server at BENCH_POSTGRES_URL.
+import pg from 'pg';
+
+export const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+export async function scratchDatabase(label: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `bench_${label}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      // Closed pools finish closing their sockets asynchronously; a forced drop that
+      // beats them would make the server signal an error to a client already ending.
+      for (let i = 0; i < 50; i++) {
+        const { rows } = await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+        if (rows[0].n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
