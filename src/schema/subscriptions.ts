@@ -84,8 +84,8 @@ async function liveObjects<T>(
 const SERVED_OVER =
   'Served on /v3/graphql as server-sent events: send the subscription with `Accept: text/event-stream` (GET or POST); ' +
   'each change arrives as an `event: next`, and a comment line every 12 seconds keeps proxies from closing the stream. ' +
-  'An API client may hold a limited number of open subscriptions (HTTP 429 past it); a client that reads events more slowly ' +
-  'than they come is disconnected, and should subscribe again and query what it missed. ';
+  'An API client may hold a limited number of open subscriptions (HTTP 429 past it). A client that stops reading while events ' +
+  'wait is disconnected; whenever events may have been missed the subscription completes: subscribe again and query what changed. ';
 
 builder.subscriptionType({
   description:
