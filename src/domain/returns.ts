@@ -179,13 +179,22 @@ export function returnTotals(items: (ItemAmountSource & { removedAt: Date | stri
     );
 }
 
-/**
- * The tax part of an item's refund: its tax in the share the refund pays of the item's amount
- * (all of it for a full refund), so that refund = refunded item + refunded tax.
- */
-export function itemRefundTax(refund: DecimalValue, amounts: ReturnItemAmounts): DecimalValue {
-  if (refund.isZero() || amounts.amount.isZero()) return new Decimal(0);
-  return roundTo(amounts.tax.times(refund).dividedBy(amounts.amount), amounts.currency);
+export interface RefundSplit {
+  refund: DecimalValue;
+  /** The item's tax in the share the refund pays of its amount (all of it for a full refund). */
+  tax: DecimalValue;
+  /** refund - tax. */
+  item: DecimalValue;
+}
+
+/** An item's refund and its tax and item parts, so that refund = refunded item + refunded tax. */
+export function itemRefundSplit(
+  item: ItemAmountSource & { outcome: ReturnOutcome; refundAmount: DecimalValue | string | null },
+  amounts: ReturnItemAmounts,
+): RefundSplit {
+  const refund = itemRefund(item, () => amounts);
+  const tax = refund.isZero() || amounts.amount.isZero() ? new Decimal(0) : roundTo(amounts.tax.times(refund).dividedBy(amounts.amount), amounts.currency);
+  return { refund, tax, item: refund.minus(tax) };
 }
 
 // ---------------------------------------------------------------- facts about a return for reports

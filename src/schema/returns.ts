@@ -19,7 +19,6 @@ import {
   ITEM_AMOUNT_SELECT,
   ITEM_DESCRIPTION_SELECT,
   ITEM_SKU_SELECT,
-  itemRefund,
   itemSku,
   ITEMS_ON_RETURN,
   ASN_RETURN_SELECT,
@@ -38,7 +37,8 @@ import {
   returnItemUnitPrice,
   returnTotals,
   type ReturnTotals,
-  itemRefundTax,
+  itemRefundSplit,
+  type RefundSplit,
   ITEM_LOOK_SELECT,
   itemImageUrl,
   itemVariantTitle,
@@ -177,6 +177,20 @@ function amountsOf(item: ItemAmountSource): ReturnItemAmounts {
   return amounts;
 }
 
+const REFUND_SELECT = { outcome: true, refundAmount: true, ...ITEM_AMOUNT_SELECT } as const;
+type RefundSource = Parameters<typeof itemRefundSplit>[0];
+const refundSplits = new WeakMap<object, RefundSplit>();
+
+/** An item's refund split once per row: the warehouse door selects refund, its tax and its item part together. */
+function refundSplitOf(item: RefundSource): RefundSplit {
+  let split = refundSplits.get(item);
+  if (!split) {
+    split = itemRefundSplit(item, amountsOf(item));
+    refundSplits.set(item, split);
+  }
+  return split;
+}
+
 /** What a return's totals read; usable as a Prisma `select` on Return. */
 const TOTALS_SELECT = { currency: true, items: { ...ITEMS_ON_RETURN, select: { removedAt: true, ...ITEM_AMOUNT_SELECT } } } as const;
 
@@ -281,29 +295,22 @@ export const ReturnItem = builder.prismaObject('ReturnItem', {
       description:
         'Refunded or credited for these units: the amount recorded when the return was processed, the expected amount before; ' +
         'zero for EXCHANGE and KEEP',
-      select: { outcome: true, refundAmount: true, ...ITEM_AMOUNT_SELECT },
-      resolve: (item) => money(itemRefund(item, () => amountsOf(item)), amountsOf(item).currency)!,
+      select: REFUND_SELECT,
+      resolve: (item) => money(refundSplitOf(item).refund, amountsOf(item).currency)!,
     }),
     refundTax: t.field({
       type: Money,
       nullable: false,
       description: "The tax part of refund: the item's tax in the share refund pays of its amount (all of it for a full refund)",
-      select: { outcome: true, refundAmount: true, ...ITEM_AMOUNT_SELECT },
-      resolve: (item) => {
-        const amounts = amountsOf(item);
-        return money(itemRefundTax(itemRefund(item, () => amounts), amounts), amounts.currency)!;
-      },
+      select: REFUND_SELECT,
+      resolve: (item) => money(refundSplitOf(item).tax, amountsOf(item).currency)!,
     }),
     refundItem: t.field({
       type: Money,
       nullable: false,
       description: 'The item part of refund: refund less refundTax',
-      select: { outcome: true, refundAmount: true, ...ITEM_AMOUNT_SELECT },
-      resolve: (item) => {
-        const amounts = amountsOf(item);
-        const refund = itemRefund(item, () => amounts);
-        return money(refund.minus(itemRefundTax(refund, amounts)), amounts.currency)!;
-      },
+      select: REFUND_SELECT,
+      resolve: (item) => money(refundSplitOf(item).item, amountsOf(item).currency)!,
     }),
     barcode: t.string({
       nullable: true,
@@ -393,14 +400,14 @@ export const Return = builder.prismaNode('Return', {
         };
       },
     }),
-    carrier: t.exposeString('carrier', { nullable: true, description: "Carrier of the return shipment, from the creation's label or the import; null when none was given" }),
+    carrier: t.exposeString('carrier', { nullable: true, description: "Carrier of the return shipment, from the creation's label, the import or returnLabelSet; null when none was given" }),
     trackingNumber: t.exposeString('trackingNumber', {
       nullable: true,
-      description: "Tracking number of the return shipment, from the creation's label or the import; null when none was given",
+      description: "Tracking number of the return shipment, from the creation's label, the import or returnLabelSet; null when none was given",
     }),
     labelStatus: t.exposeString('labelStatus', {
       nullable: true,
-      description: "Status of the return's shipping label as recorded with the return (free text, e.g. new); no operation of this API sets it, so it is usually null",
+      description: "Status of the return's shipping label as the carrier reports it (free text, e.g. in_transit), set by returnLabelSet; null until one is set",
     }),
     labelUrl: t.exposeString('labelUrl', { nullable: true, description: "URL of the postage label (the creation label's postageLabelUrl); null when none was given" }),
     trackingUrl: t.exposeString('trackingUrl', { nullable: true, description: "The carrier's tracking page (the creation label's trackingUrl); null when none was given" }),
