@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { PGLITE_EXTENSIONS } from './pgliteExtensions.ts';
 
 export type EmbeddedHandle =
   | { mode: 'owner'; pglite: PGlite; close(): Promise<void> }
@@ -136,7 +137,7 @@ async function own(dataDir: string, lockPath: string, share: boolean): Promise<E
   };
   try {
     if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) await initializeInWorker(dataDir);
-    pglite = new PGlite(dataDir, { startParams: EMBEDDED_START_PARAMS });
+    pglite = new PGlite(dataDir, { startParams: EMBEDDED_START_PARAMS, extensions: PGLITE_EXTENSIONS });
     await pglite.waitReady;
     if (share) {
       fs.rmSync(socketDir, { recursive: true, force: true });

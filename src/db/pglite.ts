@@ -17,12 +17,13 @@ import {
   type SqlChannel,
 } from './database.ts';
 import { EMBEDDED_START_PARAMS, openEmbedded, type EmbeddedHandle } from './embedded.ts';
+import { PGLITE_EXTENSIONS } from './pgliteExtensions.ts';
 import { withPreparedStatements } from './preparedPglite.ts';
 
 /** `pglite:memory:` (or `pglite:`) in this process's memory, else the directory `target`. */
 export async function openPGlite(url: string, target: string, options: OpenOptions): Promise<Database> {
   if (target === 'memory:' || target === '') {
-    const pglite = new PGlite({ loadDataDir: options.loadDataDir, startParams: EMBEDDED_START_PARAMS });
+    const pglite = new PGlite({ loadDataDir: options.loadDataDir, startParams: EMBEDDED_START_PARAMS, extensions: PGLITE_EXTENSIONS });
     await pglite.waitReady;
     return fromPGlite(url, pglite, async () => pglite.close());
   }

@@ -12,6 +12,7 @@ import { recordEvent } from './events.ts';
 import { chargeReturnProcessingFee } from './invoices.ts';
 import { newId, newReturnId } from './ids.ts';
 import { currencyExponent, Decimal, type DecimalValue } from './money.ts';
+import { searchWhere } from './search/kinds.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';
 import type { Plain } from '../db/reads/plain.ts';
 import type { Reads } from '../db/reads/reader.ts';
@@ -1199,6 +1200,8 @@ export interface ReturnListFilters {
   /** Exclusive. */
   createdAtMax?: Date | null;
   orderName?: string | null;
+  /** The search syntax of src/domain/search. */
+  query?: string | null;
 }
 
 function range(min: Date | null | undefined, max: Date | null | undefined): Prisma.DateTimeFilter | undefined {
@@ -1214,7 +1217,8 @@ export function returnListWhere(storeId: string, filters: ReturnListFilters): Pr
   const createdAt = range(filters.createdAtMin, filters.createdAtMax);
   if (createdAt) where.createdAt = createdAt;
   if (filters.orderName) where.order = { name: filters.orderName };
-  return where;
+  const search = searchWhere<Prisma.ReturnWhereInput>('returns', filters.query);
+  return search ? { AND: [where, search] } : where;
 }
 
 /** A selection for the rows a list hands back (plugin-prisma plans it from the GraphQL query). */

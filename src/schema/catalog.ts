@@ -4,6 +4,7 @@
 import DataLoader from 'dataloader';
 import type { Attribute as AttributeRow, Prisma, Product as ProductRow } from '../generated/prisma/client.ts';
 import * as catalog from '../domain/catalog.ts';
+import { searchHelp, searchWhere } from '../domain/search/kinds.ts';
 import type { Plain } from '../db/reads/plain.ts';
 import { builder } from './builder.ts';
 import { perRequest, storeIdOf, type GraphQLContext } from './context.ts';
@@ -441,13 +442,14 @@ builder.queryFields((t) => ({
     {
       nullable: false,
       type: Product,
-      description: 'Products (variants) of the store, newest first by default, ties by id. Requires products_read',
+      description: 'Products (variants) of the store matching every filter given, newest first by default, ties by id. Requires products_read',
       authScopes: { scope: 'products_read' },
       args: {
         orderBy: t.arg({ type: ProductSortKey, defaultValue: 'CREATED_AT', description: 'Sort key; CREATED_AT by default' }),
         reverse: t.arg.boolean({ defaultValue: false, description: 'true sorts ascending (oldest, or A first) instead of descending' }),
         sku: t.arg.string({ description: 'Only the product with exactly this SKU' }),
         productFamilyId: t.arg.id({ description: 'Only the variants of this product family (pfm_)' }),
+        query: t.arg.string({ description: searchHelp('products') }),
       },
       resolve: (_root, args, ctx, info) => {
         const filter: Prisma.ProductWhereInput = {
@@ -455,12 +457,18 @@ builder.queryFields((t) => ({
           ...(args.sku ? { sku: args.sku } : {}),
           ...(args.productFamilyId ? { familyId: String(args.productFamilyId) } : {}),
         };
+        const search = searchWhere<Prisma.ProductWhereInput>('products', args.query);
         return keysetConnection({
           args,
           scope: 'products',
           sort: keysetSortOf(PRODUCT_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),
           fetch: ({ where, orderBy, take, cursorColumns }) =>
-            ctx.reads.product.findMany({ ...connectionNodeQuery(ctx, info, 'Product', cursorColumns), where: { AND: [filter, where] }, orderBy, take } as Prisma.ProductFindManyArgs),
+            ctx.reads.product.findMany({
+              ...connectionNodeQuery(ctx, info, 'Product', cursorColumns),
+              where: { AND: [filter, where, search ?? {}] },
+              orderBy,
+              take,
+            } as Prisma.ProductFindManyArgs),
         });
       },
     },

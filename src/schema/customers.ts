@@ -2,7 +2,8 @@
 // the upsert mutation. Every rule of the upsert lives in domain/customers.ts.
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { Scope } from '../auth/scopes.ts';
-import type { Customer as CustomerRow } from '../generated/prisma/client.ts';
+import type { Customer as CustomerRow, Prisma } from '../generated/prisma/client.ts';
+import { searchHelp, searchWhere } from '../domain/search/kinds.ts';
 import {
   CUSTOMER_LOCATION_NUMBER_FIELDS,
   CUSTOMER_LOCATION_STRING_FIELDS,
@@ -176,15 +177,17 @@ builder.queryFields((t) => ({
     {
       nullable: false,
       type: Customer,
-      description: 'Customers of the store, most recently updated first (ties by id). Needs customers_read.',
+      description: 'Customers of the store matching every filter given, most recently updated first (ties by id). Needs customers_read.',
       authScopes: { scope: 'customers_read' },
       args: {
         updatedAtMin: t.arg({ type: 'DateTime', required: false, description: 'Only customers updated at or after this time (inclusive)' }),
         updatedAtMax: t.arg({ type: 'DateTime', required: false, description: 'Only customers updated before this time (exclusive)' }),
+        query: t.arg.string({ required: false, description: searchHelp('customers') }),
       },
       resolve: (_root, args, ctx, info) => {
         const storeId = storeIdOf(ctx);
         const updatedAt = { ...(args.updatedAtMin ? { gte: args.updatedAtMin } : {}), ...(args.updatedAtMax ? { lt: args.updatedAtMax } : {}) };
+        const search = searchWhere<Prisma.CustomerWhereInput>('customers', args.query);
         return keysetConnection({
           args,
           sort: { field: 'updatedAt', kind: 'date', direction: 'desc' },
@@ -193,7 +196,7 @@ builder.queryFields((t) => ({
             ctx.reads.customer.findMany({
               // The nodes' own selections (custom fields) load in this same query.
               ...queryFromInfo({ context: ctx, info, typeName: 'Customer', paths: [['edges', 'node'], ['nodes']] }),
-              where: { AND: [where, { storeId, updatedAt }] },
+              where: { AND: [where, { storeId, updatedAt }, search ?? {}] },
               orderBy,
               take,
             }),

@@ -4,8 +4,10 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import DataLoader from 'dataloader';
 import { SCOPES, type Scope } from '../auth/scopes.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
 import { signPortalToken } from '../auth/shopper.ts';
 import { claimedQuantities } from '../domain/returns.ts';
+import { searchHelp, searchWhere } from '../domain/search/kinds.ts';
 import { createApiClient, revokeApiClient } from '../domain/stores.ts';
 import { builder } from './builder.ts';
 import { perRequest, storeIdOf, type GraphQLContext } from './context.ts';
@@ -95,11 +97,15 @@ builder.queryFields((t) => ({
     {
       type: Order,
       nullable: false,
-      description: 'Orders of the store, newest first (by createdAt, ties by id). Needs orders_read.',
+      description: 'Orders of the store matching every filter given, newest first (by createdAt, ties by id). Needs orders_read.',
       authScopes: { scope: 'orders_read' },
-      args: { name: t.arg.string({ required: false, description: 'Only the order with this name, e.g. "#1001"' }) },
+      args: {
+        name: t.arg.string({ required: false, description: 'Only the order with this name, e.g. "#1001"' }),
+        query: t.arg.string({ required: false, description: searchHelp('orders') }),
+      },
       resolve: (_root, args, ctx, info) => {
         const storeId = storeIdOf(ctx);
+        const search = searchWhere<Prisma.OrderWhereInput>('orders', args.query);
         return keysetConnection({
           args,
           sort: { field: 'createdAt', kind: 'date', direction: 'desc' },
@@ -107,7 +113,7 @@ builder.queryFields((t) => ({
           fetch: ({ where, orderBy, take }) =>
             ctx.reads.order.findMany({
               ...queryFromInfo({ context: ctx, info, typeName: 'Order', paths: [['edges', 'node'], ['nodes']] }),
-              where: { AND: [where, { storeId }, args.name ? { name: args.name } : {}] },
+              where: { AND: [where, { storeId }, args.name ? { name: args.name } : {}, search ?? {}] },
               orderBy,
               take,
             }),

@@ -57,6 +57,7 @@ import {
   type ReturnRef,
 } from '../domain/returns.ts';
 import { deleteReturnTag, PILL_THEMES, upsertReturnTag } from '../domain/returnTags.ts';
+import { searchHelp } from '../domain/search/kinds.ts';
 import { builder } from './builder.ts';
 import { storeIdOf, type GraphQLContext, hasAnyScope } from './context.ts';
 import { keysetConnection, withCursorColumns, type KeysetSort } from './keyset.ts';
@@ -610,6 +611,7 @@ builder.queryFields((t) => ({
         createdAtMin: t.arg({ type: 'DateTime', description: 'Only returns created at or after this time (inclusive)' }),
         createdAtMax: t.arg({ type: 'DateTime', description: 'Only returns created before this time (exclusive)' }),
         orderName: t.arg.string({ description: 'Only returns of the order with exactly this name, such as #1001' }),
+        query: t.arg.string({ description: searchHelp('returns') }),
         sortKey: t.arg({ type: ReturnSortKey, defaultValue: 'updatedAt', description: 'Which time orders the list, newest first; UPDATED_AT by default' }),
       },
       resolve: (_root, args, ctx, info) => {

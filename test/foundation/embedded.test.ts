@@ -9,13 +9,14 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterAll, expect, inject, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.ts';
 import { CHECKPOINT_WAL_BYTES, checkpointWhenBehind, openEmbedded } from '../../src/db/embedded.ts';
+import { PGLITE_EXTENSIONS } from '../../src/db/pgliteExtensions.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'embedded-test-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 async function seededDirectory(name: string): Promise<string> {
   const dataDir = path.join(dir, name);
-  const seed = new PGlite(dataDir, { loadDataDir: new Blob([fs.readFileSync(inject('pgliteTemplate'))]) });
+  const seed = new PGlite(dataDir, { loadDataDir: new Blob([fs.readFileSync(inject('pgliteTemplate'))]), extensions: PGLITE_EXTENSIONS });
   await seed.waitReady;
   await seed.close();
   return dataDir;

@@ -9,6 +9,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { openDatabase } from '../../src/db/client.ts';
 import { pgliteChannel } from '../../src/db/pglite.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
+import { PGLITE_EXTENSIONS } from '../../src/db/pgliteExtensions.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -47,7 +48,7 @@ export default async function setup(project: TestProject) {
       await admin.end();
     };
   }
-  const pglite = new PGlite();
+  const pglite = new PGlite({ extensions: PGLITE_EXTENSIONS });
   const channel = pgliteChannel(pglite);
   await applyMigrations({ session: (fn) => fn(channel) });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pglite-template-'));

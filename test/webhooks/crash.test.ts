@@ -21,6 +21,7 @@ import { configureWebhookAddressPolicy, createWebhookSubscription } from '../../
 import { createTestDatabase } from '../support/db.ts';
 import { exited, startService as startChildService } from '../support/service.ts';
 import { insertEvents, orderViolations, startReceiver, waitFor, type Receiver } from './support.ts';
+import { PGLITE_EXTENSIONS } from '../../src/db/pgliteExtensions.ts';
 
 const SUBJECTS = 50;
 const ROUNDS_BEFORE_KILL = 10;
@@ -47,7 +48,7 @@ async function target(): Promise<Target> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webhook-crash-'));
   cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
   // The run's migrated template, unpacked into the directory, saves an initdb.
-  const seed = new PGlite(path.join(dir, 'db'), { loadDataDir: new Blob([fs.readFileSync(inject('pgliteTemplate'))]) });
+  const seed = new PGlite(path.join(dir, 'db'), { loadDataDir: new Blob([fs.readFileSync(inject('pgliteTemplate'))]), extensions: PGLITE_EXTENSIONS });
   await seed.waitReady;
   await seed.close();
   const url = `pglite:${path.join(dir, 'db')}`;

@@ -11,6 +11,16 @@ import type { ReadModel, ReadModelField, ReadModelModel } from './model.ts';
 
 export class UnsupportedRead extends Error {}
 
+/**
+ * The `where` key of a search document (the migration search_documents keeps one in the column
+ * "searchText" of orders, returns, customers and products; Prisma does not know it):
+ * `{ searchText: { contains: 'gmai' } }` holds where the folded document contains the folded
+ * word, which the store's trigram index answers. String columns (and lists of them) also take
+ * `containsFolded` and `equalsFolded`: the same folding (case and accents) applied to the
+ * column, for narrowing rows the document already found to one field.
+ */
+export const SEARCH_DOCUMENT = 'searchText';
+
 export interface CompiledRead {
   sql: string;
   params: unknown[];
@@ -347,6 +357,10 @@ class Statement {
         else parts.push(inner.length ? `NOT (${inner.join(' OR ')})` : 'true');
         continue;
       }
+      if (key === SEARCH_DOCUMENT) {
+        parts.push(this.searchDocumentFilter(alias, value));
+        continue;
+      }
       const field = this.field(model, key);
       if (!field) {
         const compound = model.uniques.find((u) => u.name === key && u.fields.length > 1);
@@ -357,6 +371,18 @@ class Statement {
       parts.push(field.kind === 'object' ? this.relationFilter(model, alias, field, value) : this.scalarFilter(alias, field, value));
     }
     return parts.filter(Boolean).join(' AND ');
+  }
+
+  private searchDocumentFilter(alias: string, value: unknown): string {
+    if (!isPlainObject(value) || typeof value.contains !== 'string' || Object.keys(value).length !== 1) {
+      throw new UnsupportedRead(`${SEARCH_DOCUMENT} takes only { contains: string }`);
+    }
+    return `${alias}.${quote(SEARCH_DOCUMENT)} LIKE ${this.foldedPattern(value.contains)}`;
+  }
+
+  /** `%word%`, LIKE's own characters escaped, folded as the documents are (search_fold). */
+  private foldedPattern(text: string): string {
+    return `'%' || search_fold(${this.textParam(text.replace(/[\\%_]/g, (c) => `\\${c}`))}) || '%'`;
   }
 
   private relationFilter(model: ReadModelModel, alias: string, field: ReadModelField, value: unknown): string {
@@ -397,6 +423,7 @@ class Statement {
     }
     if (value === null) return `${column} IS NULL`;
     if (!isPlainObject(value)) return field.isList ? `${column} = ${this.param(value, field, true)}` : `${column} = ${this.param(value, field)}`;
+    if ('containsFolded' in value || 'equalsFolded' in value) return this.foldedFilter(column, field, value);
     if (field.isList) return this.scalarListFilter(column, field, value);
     const insensitive = value.mode === 'insensitive';
     const text = (expression: string) => (insensitive ? `lower(${expression})` : expression);
@@ -440,6 +467,22 @@ class Statement {
       }
     }
     return parts.join(' AND ');
+  }
+
+  /** containsFolded / equalsFolded on a text column, or on any element of a text list. */
+  private foldedFilter(column: string, field: ReadModelField, value: Record<string, unknown>): string {
+    if (field.type !== 'String') throw new UnsupportedRead(`a folded filter on the ${field.type} ${field.name}`);
+    const element = field.isList ? 'e' : column;
+    const parts: string[] = [];
+    for (const [op, operand] of Object.entries(value)) {
+      if (operand === undefined) continue;
+      if (typeof operand !== 'string') throw new UnsupportedRead(`${op} on ${field.name} takes a string`);
+      if (op === 'containsFolded') parts.push(`search_fold(${element}) LIKE ${this.foldedPattern(operand)}`);
+      else if (op === 'equalsFolded') parts.push(`search_fold(${element}) = search_fold(${this.textParam(operand)})`);
+      else throw new UnsupportedRead(`filter ${op} beside a folded one on ${field.name}`);
+    }
+    const condition = parts.join(' AND ');
+    return field.isList ? `EXISTS (SELECT 1 FROM unnest(${column}) e WHERE ${condition})` : condition;
   }
 
   private scalarListFilter(column: string, field: ReadModelField, value: Record<string, unknown>): string {

@@ -1,0 +1,294 @@
+// What each list finds (the fields of the search syntax in syntax.ts), and the query turned
+// into the reads compiler's `where`: every word and every text field term is first a match
+// in the record's search document (the trigram index of the store's documents answers it),
+// then, for a field, the same folded match on that field alone; exact terms (name, id,
+// status, dates, amounts) use the columns' b-tree indexes. Values reach SQL only as
+// parameters (src/db/reads/compile.ts).
+import type { ReturnStatus, ReturnType } from '../../generated/prisma/client.ts';
+import { Invalid } from '../errors.ts';
+import { Decimal } from '../money.ts';
+import { parseSearch, type Comparison, type SearchNode } from './syntax.ts';
+
+/** A `where` of the reads compiler: Prisma's, plus the search document and the folded filters. */
+type Where = Record<string, unknown>;
+
+type FieldKind = 'text' | 'exact' | 'date' | 'amount' | 'choice';
+
+interface SearchField {
+  name: string;
+  kind: FieldKind;
+  /** One line for the schema's descriptions and the README. */
+  help: string;
+  where(value: string, comparison: Comparison, term: string): Where;
+}
+
+export type SearchKind = 'orders' | 'returns' | 'customers' | 'products';
+
+function refuse(term: string, message: string): never {
+  throw new Invalid(`query: "${term}": ${message}`, { path: 'query' });
+}
+
+/** The document holds the folded word. */
+const inDocument = (text: string): Where => ({ searchText: { contains: text } });
+
+/** A folded part of a word of the field, found through the document first. */
+function textField(name: string, help: string, narrow: (value: string) => Where): SearchField {
+  return {
+    name,
+    kind: 'text',
+    help,
+    where: (value, comparison, term) => {
+      onlyEquals(comparison, term);
+      return { AND: [inDocument(value), narrow(value)] };
+    },
+  };
+}
+
+const folded = (value: string) => ({ containsFolded: value });
+
+function onlyEquals(comparison: Comparison, term: string): void {
+  if (comparison !== '=') refuse(term, 'only dates and amounts take > >= < <=');
+}
+
+function exactField(name: string, help: string, where: (value: string) => Where): SearchField {
+  return {
+    name,
+    kind: 'exact',
+    help,
+    where: (value, comparison, term) => {
+      onlyEquals(comparison, term);
+      return where(value);
+    },
+  };
+}
+
+/** `2026-11-01` (that whole day, UTC) or an ISO 8601 time; `>` a day means after it. */
+function dateField(name: string, column: string, help: string): SearchField {
+  return {
+    name,
+    kind: 'date',
+    help,
+    where: (value, comparison, term) => {
+      const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
+      const start = new Date(day ? `${value}T00:00:00.000Z` : value);
+      if (Number.isNaN(start.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
+        refuse(term, `${name} takes a date (2026-11-01) or an ISO 8601 time (2026-11-01T09:30:00Z)`);
+      }
+      const end = day ? new Date(start.getTime() + 86_400_000) : start;
+      const range = {
+        '=': day ? { gte: start, lt: end } : { equals: start },
+        '>': day ? { gte: end } : { gt: start },
+        '>=': { gte: start },
+        '<': { lt: start },
+        '<=': day ? { lt: end } : { lte: start },
+      }[comparison];
+      return { [column]: range };
+    },
+  };
+}
+
+function amountField(name: string, column: string, help: string): SearchField {
+  return {
+    name,
+    kind: 'amount',
+    help,
+    where: (value, comparison, term) => {
+      if (!/^\d{1,15}(\.\d{1,4})?$/.test(value)) refuse(term, `${name} takes an amount such as 100 or 12.50`);
+      const amount = new Decimal(value);
+      const op = { '=': 'equals', '>': 'gt', '>=': 'gte', '<': 'lt', '<=': 'lte' }[comparison];
+      return { [column]: { [op]: amount } };
+    },
+  };
+}
+
+function choiceField(name: string, help: string, choices: Record<string, readonly string[]>, column: string): SearchField {
+  return {
+    name,
+    kind: 'choice',
+    help: `${help}: ${Object.keys(choices).join(', ')}`,
+    where: (value, comparison, term) => {
+      onlyEquals(comparison, term);
+      const values = choices[value.toLowerCase()];
+      if (!values) refuse(term, `${name} is one of ${Object.keys(choices).join(', ')}`);
+      return { [column]: { in: [...values] } };
+    },
+  };
+}
+
+/** An order name as the merchant writes it, with or without its `#`. */
+function orderNames(value: string): string[] {
+  return value.startsWith('#') ? [value, value.slice(1)] : [value, `#${value}`];
+}
+
+const phoneField = (help: string): SearchField => ({
+  name: 'phone',
+  kind: 'text',
+  help,
+  where: (value, comparison, term) => {
+    onlyEquals(comparison, term);
+    return phoneWhere(value);
+  },
+});
+
+/** A phone number's digits in the document (where phones are also written as digits), or the text as typed. */
+function phoneWhere(raw: string): Where {
+  const digits = raw.replace(/\D/g, '');
+  if (digits.length === 0 || digits === raw) return inDocument(raw);
+  return { OR: [inDocument(digits), inDocument(raw)] };
+}
+
+const customerNames = (value: string): Where => ({
+  OR: [{ customerName: folded(value) }, { customerFirstName: folded(value) }, { customerLastName: folded(value) }],
+});
+
+const RETURN_STATUSES: Record<string, readonly ReturnStatus[]> = {
+  open: ['open'],
+  in_transit: ['in_transit'],
+  delivered: ['delivered'],
+  needs_review: ['needs_review'],
+  in_review: ['in_review'],
+  flagged: ['flagged'],
+  complete: ['complete'],
+  rejected: ['rejected'],
+  deleted: ['deleted'],
+  // The warehouse door's states, which people also say.
+  closed: ['complete'],
+  cancelled: ['rejected'],
+  review: ['needs_review', 'in_review', 'flagged'],
+};
+
+const RETURN_TYPES: Record<string, readonly ReturnType[]> = { return: ['return'], claim: ['claim'], warranty: ['warranty'] };
+
+const ORDER_FIELDS: SearchField[] = [
+  exactField('name', 'the order name, with or without # (name:1001)', (value) => ({ name: { in: orderNames(value) } })),
+  exactField('id', 'our order id (ord_...)', (value) => ({ id: value })),
+  exactField('order_id', "the merchant's order id, exactly", (value) => ({ externalId: value })),
+  textField('email', "part of the shopper's e-mail", (value) => ({ customerEmail: folded(value) })),
+  phoneField("the shopper's phone, however it is written"),
+  textField('customer', "part of the shopper's name", customerNames),
+  textField('sku', "part of a line's SKU", (value) => ({ lineItems: { some: { sku: folded(value) } } })),
+  textField('title', "part of a line's title", (value) => ({ lineItems: { some: { title: folded(value) } } })),
+  textField('tag', 'a tag, whole', (value) => ({ tags: { equalsFolded: value } })),
+  dateField('created_at', 'placedAt', "when the order was placed (placedAt, the merchant's createdAt)"),
+  dateField('updated_at', 'updatedAt', 'when it last changed'),
+  amountField('total', 'totalPrice', 'the order total'),
+];
+
+const onOrder = (where: Where): Where => ({ order: { is: where } });
+
+const RETURN_FIELDS: SearchField[] = [
+  exactField('name', "the order's name, with or without # (name:1001)", (value) => onOrder({ name: { in: orderNames(value) } })),
+  exactField('order_id', "the order: our id (ord_...) or the merchant's order id, exactly", (value) => ({
+    OR: [{ orderId: value }, onOrder({ externalId: value })],
+  })),
+  exactField('id', 'the return: its id (24 hex digits) or its number', (value) => ({
+    OR: [{ id: value }, ...(/^\d{1,9}$/.test(value) ? [{ number: Number(value) }] : [])],
+  })),
+  textField('email', "part of the shopper's e-mail", (value) => ({
+    OR: [{ customerEmail: folded(value) }, onOrder({ customerEmail: folded(value) })],
+  })),
+  phoneField("the shopper's phone (the order's), however it is written"),
+  textField('customer', "part of the shopper's name", (value) => ({
+    OR: [{ customerFirstName: folded(value) }, { customerLastName: folded(value) }, onOrder(customerNames(value))],
+  })),
+  textField('tracking', 'part of the tracking number', (value) => ({ trackingNumber: folded(value) })),
+  textField('carrier', 'part of the carrier', (value) => ({ carrier: folded(value) })),
+  textField('rma', "part of the merchant's return (RMA) reference", (value) => ({ externalReferenceId: folded(value) })),
+  textField('sku', "part of an item's SKU", (value) => ({
+    items: { some: { OR: [{ sku: folded(value) }, { orderLineItem: { is: { sku: folded(value) } } }] } },
+  })),
+  textField('title', "part of an item's title", (value) => ({
+    items: { some: { OR: [{ title: folded(value) }, { orderLineItem: { is: { title: folded(value) } } }] } },
+  })),
+  textField('reason', "part of an item's reason", (value) => ({ items: { some: { OR: [{ reason: folded(value) }, { reasonCode: folded(value) }] } } })),
+  textField('tag', 'a tag, whole', (value) => ({ tags: { equalsFolded: value } })),
+  choiceField('status', 'the status', RETURN_STATUSES, 'status'),
+  choiceField('type', 'the type', RETURN_TYPES, 'type'),
+  dateField('created_at', 'createdAt', 'when the return was made'),
+  dateField('updated_at', 'updatedAt', 'when it last changed'),
+];
+
+const CUSTOMER_FIELDS: SearchField[] = [
+  exactField('id', 'our customer id (cus_...)', (value) => ({ id: value })),
+  textField('email', 'part of the e-mail', (value) => ({ email: folded(value) })),
+  textField('name', 'part of the first, last or display name', (value) => ({
+    OR: [{ name: folded(value) }, { firstName: folded(value) }, { lastName: folded(value) }],
+  })),
+  textField('first_name', 'part of the first name', (value) => ({ firstName: folded(value) })),
+  textField('last_name', 'part of the last name', (value) => ({ lastName: folded(value) })),
+  phoneField('a phone number, however it is written'),
+  dateField('created_at', 'createdAt', 'when the customer was created'),
+  dateField('updated_at', 'updatedAt', 'when it last changed'),
+];
+
+const PRODUCT_FIELDS: SearchField[] = [
+  exactField('id', 'our product id (prd_...)', (value) => ({ id: value })),
+  textField('title', 'part of the title', (value) => ({ title: folded(value) })),
+  textField('sku', 'part of the SKU', (value) => ({ sku: folded(value) })),
+  textField('barcode', 'part of the UPC or a barcode', (value) => ({ OR: [{ upc: folded(value) }, { barcodes: folded(value) }] })),
+  textField('vendor', 'part of the vendor', (value) => ({ vendor: folded(value) })),
+  textField('tag', 'a tag, whole', (value) => ({ tags: { equalsFolded: value } })),
+  textField('option', 'part of an option value (option:blue)', (value) => ({ options: { some: { value: folded(value) } } })),
+  dateField('created_at', 'createdAt', 'when the product was created'),
+  dateField('updated_at', 'updatedAt', 'when it last changed'),
+  amountField('price', 'price', 'the selling price'),
+];
+
+const FIELDS: Record<SearchKind, SearchField[]> = {
+  orders: ORDER_FIELDS,
+  returns: RETURN_FIELDS,
+  customers: CUSTOMER_FIELDS,
+  products: PRODUCT_FIELDS,
+};
+
+/** What free words match, per list, for the descriptions. */
+const FREE_TEXT: Record<SearchKind, string> = {
+  orders: "the name, the merchant's order id, the shopper's e-mail, name and phone, tags, the lines' SKUs and titles",
+  returns:
+    "the order's name, merchant id, shopper e-mail, name and phone, the tracking number and carrier, the RMA reference, tags, the items' SKUs, titles and reasons",
+  customers: 'the e-mail, names, phone numbers and custom field values',
+  products: 'the title, SKU, UPC and barcodes, vendor, tags and option values',
+};
+
+/** The `query:` argument's description for one list: the syntax, what free words match, its fields. */
+export function searchHelp(kind: SearchKind): string {
+  const fields = FIELDS[kind].map((f) => `${f.name} (${f.help})`).join('; ');
+  return (
+    `Search: words and "quoted phrases" match ${FREE_TEXT[kind]}, ignoring case and accents; a part of a word of 3 or more ` +
+    'characters is enough (gmai finds @gmail.com). field:value narrows to one field, field:>=value (> >= < <=) compares dates ' +
+    '(2026-11-01, UTC) and amounts; -term or NOT term excludes; a OR b; terms side by side must all hold; parentheses group. ' +
+    `A phone number may be written any way (+1 415-555-0107). Fields: ${fields}. At most 1000 characters and 30 terms; ` +
+    'a malformed query or an unknown field gives BAD_USER_INPUT naming the term.'
+  );
+}
+
+export function searchFieldNames(kind: SearchKind): string[] {
+  return FIELDS[kind].map((f) => f.name);
+}
+
+/** The `where` of `query` on `kind`, or undefined for a blank query (which narrows nothing). */
+export function searchWhere<W>(kind: SearchKind, query: string | null | undefined): W | undefined {
+  if (query == null) return undefined;
+  const tree = parseSearch(query);
+  return tree ? (toWhere(kind, tree) as W) : undefined;
+}
+
+function toWhere(kind: SearchKind, node: SearchNode): Where {
+  switch (node.kind) {
+    case 'and':
+      return { AND: node.items.map((item) => toWhere(kind, item)) };
+    case 'or':
+      return { OR: node.items.map((item) => toWhere(kind, item)) };
+    case 'not':
+      return { NOT: toWhere(kind, node.item) };
+    case 'text':
+      return inDocument(node.text);
+    case 'phone':
+      return phoneWhere(node.raw);
+    case 'field': {
+      const field = FIELDS[kind].find((f) => f.name === node.field);
+      if (!field) refuse(node.term, `${kind} have no search field "${node.field}"; fields: ${searchFieldNames(kind).join(', ')}`);
+      return field.where(node.value, node.comparison, node.term);
+    }
+  }
+}
