@@ -365,9 +365,13 @@ export async function findReturnId(db: Db | Tx, storeId: string, ref: ReturnRef)
     case 'id':
       candidate = await db.return.findFirst({ where: { storeId, id: String(primary.value) }, select: REF_SELECT });
       break;
-    case 'orderName':
-      candidate = await db.return.findFirst(newestOfOrder({ storeId, order: { name: String(primary.value) } }));
+    case 'orderName': {
+      // The order by its (storeId, name) index first, then its newest return by (orderId, createdAt):
+      // one statement joining the two makes PostgreSQL walk every return of the store newest first.
+      const orders = await db.order.findMany({ where: { storeId, name: String(primary.value) }, select: { id: true } });
+      candidate = orders.length === 0 ? null : await db.return.findFirst(newestOfOrder({ storeId, orderId: { in: orders.map((o) => o.id) } }));
       break;
+    }
     case 'orderId':
       candidate = await db.return.findFirst(newestOfOrder({ storeId, orderId: String(primary.value) }));
       break;

@@ -7,7 +7,7 @@ import { createProduct, createProductFamily } from '../../src/domain/catalog.ts'
 import { upsertCustomer } from '../../src/domain/customers.ts';
 import { createOrder, type OrderInput } from '../../src/domain/orders.ts';
 import { createReturn, importReturns, setReturnLabel, flagReturn } from '../../src/domain/returns.ts';
-import { createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
+import { call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { query } from './fixtures.ts';
 
 let server: TestServer;
@@ -232,5 +232,35 @@ describe('pages', () => {
     }
     expect(names).toHaveLength(5);
     expect(new Set(names).size).toBe(5);
+  });
+});
+
+describe('the same search on /v3/rest (SOFA)', () => {
+  it('lists what v3 finds, for each list, and pages with its cursors', async () => {
+    const cases: [string, string, string[]][] = [
+      ['orders', '(415) 555 0107', [ids.zoe]],
+      ['returns', 'tracking:9400111899', [ids.zoeReturn]],
+      ['customers', 'zoe', [ids.zoeCustomer]],
+      ['products', 'ADE-0', [ids.blade]],
+    ];
+    for (const [list, q, expected] of cases) {
+      const response = await call(server, 'GET', `/v3/rest/${list}?first=10&query=${encodeURIComponent(q)}`, { secret: store.secret });
+      expect(response.status, response.text).toBe(200);
+      const body = response.body as { edges: { node: { id: string } }[] };
+      expect(body.edges.map((e) => e.node.id).sort(), `${list} ${q}`).toEqual(sorted(...expected));
+    }
+    const first = await call(server, 'GET', `/v3/rest/orders?first=2&query=paging.test`, { secret: store.secret });
+    const page = first.body as { edges: { node: { id: string } }[]; pageInfo: { endCursor: string } };
+    const next = await call(server, 'GET', `/v3/rest/orders?first=2&query=paging.test&after=${encodeURIComponent(page.pageInfo.endCursor)}`, { secret: store.secret });
+    const nextIds = (next.body as { edges: { node: { id: string } }[] }).edges.map((e) => e.node.id);
+    expect(nextIds).toHaveLength(2);
+    expect(nextIds.some((id) => page.edges.some((e) => e.node.id === id))).toBe(false);
+  });
+
+  it('answers a bad query as problem+json 400 naming the term', async () => {
+    const response = await call(server, 'GET', `/v3/rest/returns?query=${encodeURIComponent('color:red')}`, { secret: store.secret });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(JSON.stringify(response.body)).toMatch(/color:red.*fields: name, order_id, id/);
   });
 });
