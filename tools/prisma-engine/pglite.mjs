@@ -9,12 +9,11 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 
 // The extensions the migrations create; the app's list is src/db/pgliteExtensions.ts (keep in sync).
-const extensions = { pg_trgm, unaccent, btree_gin };
+const extensions = { pg_trgm, unaccent };
 
 const mkdirp = (dir) => (fs.mkdirSync(dir, { recursive: true }), dir);
 
