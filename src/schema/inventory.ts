@@ -4,6 +4,7 @@
 // adjustment mutations. Rules and visibility live in domain/inventory.ts.
 import type { Prisma } from '../generated/prisma/client.ts';
 import * as inventory from '../domain/inventory.ts';
+import { searchHelp, searchWhere } from '../domain/search/kinds.ts';
 import { builder } from './builder.ts';
 import { InventoryProduct, Product } from './catalog.ts';
 import { storeIdOf } from './context.ts';
@@ -171,9 +172,11 @@ builder.queryFields((t) => ({
         sku: t.arg.string({ description: 'Only levels of the product with exactly this SKU' }),
         updatedAtMin: t.arg({ type: 'DateTime', description: 'Only levels updated at or after this time (inclusive, ISO 8601)' }),
         updatedAtMax: t.arg({ type: 'DateTime', description: 'Only levels updated before this time (exclusive, ISO 8601)' }),
+        query: t.arg.string({ description: searchHelp('inventoryLevels') }),
       },
       resolve: (_root, args, ctx, info) => {
         const updatedAt = timeRange(args.updatedAtMin, args.updatedAtMax);
+        const search = searchWhere<Prisma.InventoryLevelWhereInput>('inventoryLevels', args.query);
         const filter: Prisma.InventoryLevelWhereInput = {
           ...inventory.visibleLevelWhere(storeIdOf(ctx)),
           ...(args.locationId ? { locationId: String(args.locationId) } : {}),
@@ -188,7 +191,7 @@ builder.queryFields((t) => ({
           fetch: ({ where, orderBy, take, cursorColumns }) =>
             ctx.reads.inventoryLevel.findMany({
               ...connectionNodeQuery(ctx, info, 'LocationInventoryLevel', cursorColumns),
-              where: { AND: [filter, where] },
+              where: { AND: [filter, where, search ?? {}] },
               orderBy,
               take,
             } as Prisma.InventoryLevelFindManyArgs),

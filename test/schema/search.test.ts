@@ -5,9 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, createProductFamily } from '../../src/domain/catalog.ts';
 import { upsertCustomer } from '../../src/domain/customers.ts';
+import { adjustInventory, createLocation } from '../../src/domain/inventory.ts';
 import { createOrder, type OrderInput } from '../../src/domain/orders.ts';
 import { createReturn, importReturns, setReturnLabel, flagReturn } from '../../src/domain/returns.ts';
-import { call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
+import { call, createTestStore, graphql, linkFulfillmentService, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { query } from './fixtures.ts';
 
 let server: TestServer;
@@ -57,6 +58,17 @@ beforeAll(async () => {
   const blade = await createProduct(db, s, { title: 'Blade Runner Poster', sku: 'BLADE-01', upc: '012345678905', barcodes: ['4006381333931'], vendor: 'Café Prints', tags: ['Posters'], productFamilyId: family.id, options: [{ name: 'Colour', value: 'Midnight Blue' }], price: '30' });
   const tee = await createProduct(db, s, { title: 'Trail Tee', sku: 'TEE-RED-M', vendor: 'Demo Outfitters', productFamilyId: family.id, options: [{ name: 'Colour', value: 'Red' }], price: '25' });
   Object.assign(ids, { blade: blade.id, tee: tee.id });
+
+  // Stock at the store's warehouse and at a linked fulfillment service's location.
+  const warehouse = await createLocation(db, s, { name: 'Oakland Warehouse', countryCode: 'US' });
+  const service = await createTestStore(server.db, { kind: 'FULFILLMENT_SERVICE', name: 'Rapid 3PL' });
+  await linkFulfillmentService(db, s, service.storeId);
+  const reno = await createLocation(db, service.storeId, { name: 'Reno DC', countryCode: 'US' });
+  const levels: Record<string, string> = {};
+  for (const [key, productId, locationId] of [['bladeOakland', blade.id, warehouse.id], ['teeOakland', tee.id, warehouse.id], ['bladeReno', blade.id, reno.id]] as const) {
+    levels[key] = (await adjustInventory(db, s, { productId, locationId, quantityDelta: 5, reason: 'count' })).id;
+  }
+  Object.assign(ids, levels, { serviceSecret: service.secret });
   const [imported] = await importReturns(db, s, [{ externalReferenceId: 'RMA-55123', customer: { email: 'walkin@example.net', firstName: 'José' }, items: [{ productId: tee.id, productTitle: 'Gift card sleeve', sku: 'SLV-9', quantity: 1 }] }]);
   if (imported.status !== 'created') throw new Error(JSON.stringify(imported));
   Object.assign(ids, { zoeReturn: zoeReturn.id, adaReturn: adaReturn.id, imported: imported.returnId });
@@ -175,6 +187,31 @@ describe('products', () => {
     ['a price comparison', () => 'price:<30', () => [ids.tee]],
   ])('%s', async (_label, q, expected) => {
     expect(await find('products', q())).toEqual(sorted(...expected()));
+  });
+});
+
+describe('inventory levels', () => {
+  const levels = async (q: string, secret = store.secret) => {
+    const data = await query<{ inventoryLevels: { nodes: { id: string }[] } }>(server, secret, 'query($q: String) { inventoryLevels(first: 50, query: $q) { nodes { id } } }', { q });
+    return data.inventoryLevels.nodes.map((n) => n.id).sort();
+  };
+
+  it.each([
+    ["the product's SKU, a part", () => 'ADE-0', () => [ids.bladeOakland, ids.bladeReno]],
+    ["the product's UPC", () => '012345678905', () => [ids.bladeOakland, ids.bladeReno]],
+    ['a location by a part of its name', () => 'tee location:oakland', () => [ids.teeOakland]],
+    ['sku: and a negated location', () => 'sku:blade -location:reno', () => [ids.bladeOakland]],
+  ])('%s', async (_label, q, expected) => {
+    expect(await levels(q())).toEqual(sorted(...expected()));
+  });
+
+  it("lets a fulfillment service find the levels at its locations by what it may see of the product, and by nothing else", async () => {
+    expect(await levels('BLADE-01', ids.serviceSecret)).toEqual([ids.bladeReno]);
+    // The vendor, tags and option values are the merchant's: a word found only there finds nothing.
+    expect(await levels('cafe', ids.serviceSecret)).toEqual([]);
+    expect(await levels('posters', ids.serviceSecret)).toEqual([]);
+    const vendor = await graphql(server, ids.serviceSecret, 'query { inventoryLevels(query: "vendor:cafe") { nodes { id } } }');
+    expect(vendor.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 });
 

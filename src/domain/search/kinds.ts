@@ -22,7 +22,7 @@ interface SearchField {
   where(value: string, comparison: Comparison, term: string): Where;
 }
 
-export type SearchKind = 'orders' | 'returns' | 'customers' | 'products';
+export type SearchKind = 'orders' | 'returns' | 'customers' | 'products' | 'inventoryLevels';
 
 function refuse(term: string, message: string): never {
   throw new Invalid(`query: "${term}": ${message}`, { path: 'query' });
@@ -234,12 +234,44 @@ const PRODUCT_FIELDS: SearchField[] = [
   amountField('price', 'price', 'the selling price'),
 ];
 
+const onProduct = (where: Where): Where => ({ product: { is: where } });
+
+/**
+ * What of a product a level's reader may see whoever owns it (a fulfillment service sees other
+ * stores' levels at its locations: only their inventoryProduct's title, SKU and codes), so a
+ * search never tells it more: the product's document finds, these fields decide.
+ */
+const visibleProductText = (value: string): Where => ({
+  AND: [inDocument(value), { OR: [{ title: folded(value) }, { sku: folded(value) }, { upc: folded(value) }, { barcodes: folded(value) }] }],
+});
+
+/** An inventory level is found by its product's title, SKU and codes, and by its location. */
+const INVENTORY_LEVEL_FIELDS: SearchField[] = [
+  ...PRODUCT_FIELDS.filter((f) => ['title', 'sku', 'barcode'].includes(f.name)).map((f) => ({
+    ...f,
+    help: `the product's: ${f.help}`,
+    where: (value: string, comparison: Comparison, term: string) => onProduct(f.where(value, comparison, term)),
+  })),
+  exactField('location_id', 'the location (loc_...)', (value) => ({ locationId: value })),
+  {
+    name: 'location',
+    kind: 'text',
+    help: "part of the location's name",
+    where: (value, comparison, term) => {
+      onlyEquals(comparison, term);
+      return { location: { is: { name: folded(value) } } };
+    },
+  },
+];
+
 const FIELDS: Record<SearchKind, SearchField[]> = {
   orders: ORDER_FIELDS,
   returns: RETURN_FIELDS,
   customers: CUSTOMER_FIELDS,
   products: PRODUCT_FIELDS,
+  inventoryLevels: INVENTORY_LEVEL_FIELDS,
 };
+
 
 /** What free words match, per list, for the descriptions. */
 const FREE_TEXT: Record<SearchKind, string> = {
@@ -248,6 +280,7 @@ const FREE_TEXT: Record<SearchKind, string> = {
     "the order's name, merchant id, shopper e-mail, name and phone, the tracking number and carrier, the RMA reference, tags, the items' SKUs, titles and reasons",
   customers: 'the e-mail, names, phone numbers and custom field values',
   products: 'the title, SKU, UPC and barcodes, vendor, tags and option values',
+  inventoryLevels: "the product's title, SKU, UPC and barcodes",
 };
 
 /** The `query:` argument's description for one list: the syntax, what free words match, its fields. */
@@ -282,9 +315,9 @@ function toWhere(kind: SearchKind, node: SearchNode): Where {
     case 'not':
       return { NOT: toWhere(kind, node.item) };
     case 'text':
-      return inDocument(node.text);
+      return kind === 'inventoryLevels' ? onProduct(visibleProductText(node.text)) : inDocument(node.text);
     case 'phone':
-      return phoneWhere(node.raw);
+      return kind === 'inventoryLevels' ? onProduct(visibleProductText(node.raw)) : phoneWhere(node.raw);
     case 'field': {
       const field = FIELDS[kind].find((f) => f.name === node.field);
       if (!field) refuse(node.term, `${kind} have no search field "${node.field}"; fields: ${searchFieldNames(kind).join(', ')}`);
