@@ -44,9 +44,9 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/rest/**', 'src/compat/**'],
+    files: ['src/rest/**', 'src/compat/**', 'src/web/**'],
     rules: {
-      // Adapters run GraphQL operations; they never reach the domain or the database directly (DESIGN.md).
+      // Adapters and the web door's pages run GraphQL operations; they never reach the domain or the database directly (DESIGN.md).
       'no-restricted-imports': ['error', { patterns: ['**/domain/*', '**/db/*', '**/generated/*'] }],
     },
   },

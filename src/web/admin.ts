@@ -30,9 +30,13 @@ class PageFailure extends Error {
   }
 }
 
+function failureOf(error: { code: string; message: string }): PageFailure {
+  return new PageFailure(STATUS_OF_CODE[error.code] ?? 500, error.code === 'INTERNAL_SERVER_ERROR' ? 'Something went wrong.' : error.message);
+}
+
 async function run<T>(req: DashboardRequest, operation: Operation, variables: Record<string, unknown> = {}): Promise<T> {
   const outcome = await runOperation<T>(operation, variables, req.ctx);
-  if (!outcome.ok) throw new PageFailure(STATUS_OF_CODE[outcome.error.code] ?? 500, outcome.error.code === 'INTERNAL_SERVER_ERROR' ? 'Something went wrong.' : outcome.error.message);
+  if (!outcome.ok) throw failureOf(outcome.error);
   return outcome.data;
 }
 
@@ -42,6 +46,77 @@ function view(req: DashboardRequest, status: number, title: string, body: Html, 
 
 function notFound(req: DashboardRequest): DoorResponse {
   return view(req, 404, 'Not found', html`<p>There is nothing here for this store.</p>`);
+}
+
+// ------------------------------------------------------------------ searching lists
+
+interface Connection<T> {
+  nodes: T[];
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+}
+
+/** A page of a list, or the service's words when it refused the query typed (or a cursor it cannot read). */
+type SearchResult<T> = { nodes: T[]; pageInfo: Connection<T>['pageInfo'] } | { refused: string };
+
+/**
+ * Runs a list's operation (`field` is the connection it answers). A malformed search is the
+ * searcher's to mend, so it comes back to be shown beside the box; any other failure is the
+ * page's, as on every page.
+ */
+async function searchPage<T>(req: DashboardRequest, field: string, operation: Operation, variables: Record<string, unknown>): Promise<SearchResult<T>> {
+  const outcome = await runOperation<Record<string, Connection<T>>>(operation, variables, req.ctx);
+  if (outcome.ok) return outcome.data[field];
+  if (outcome.error.code === 'BAD_USER_INPUT') return { refused: outcome.error.message };
+  throw failureOf(outcome.error);
+}
+
+/** `field:value` as one term of the search syntax: the value quoted (\\ and \" escaped) unless it is one plain word. */
+function searchTerm(field: string, value: string): string {
+  return /^[^\s"()\\<>=-][^\s"()\\]*$/.test(value) ? `${field}:${value}` : `${field}:"${value.replace(/["\\]/g, '\\$&')}"`;
+}
+
+interface SearchList<T> {
+  title: string;
+  /** The list's address: the form's action and the next page's link. */
+  path: string;
+  /** What the list holds, plural ("orders"), for "No orders match." */
+  what: string;
+  /** The search as typed, kept in the box whatever it holds. */
+  q: string;
+  /** What words find, in a line under the box. */
+  hint: string;
+  /** Examples of the list's fields (its search syntax, src/domain/search/kinds.ts), shown on demand. */
+  fields: string[];
+  /** Further inputs of the form (the returns status filter) and the values they keep in the next page's link. */
+  filters?: Html;
+  keep?: Record<string, string>;
+  columns: string[];
+  row(node: T): Html;
+  /** Wraps the table and its pager (the returns list's live region). */
+  region?(list: Html): Html;
+  script?: string;
+}
+
+/** A list with its search form on top: the rows and a next page link that keeps the search, or the refusal with the form as it was sent (400). */
+function searchListView<T>(req: DashboardRequest, result: SearchResult<T>, list: SearchList<T>): DoorResponse {
+  const refused = 'refused' in result ? result.refused : undefined;
+  const form = html`<form method="get" action="${list.path}" class="card">
+<label for="search-q">Search ${list.what}</label><input type="search" id="search-q" name="q" value="${list.q}" maxlength="1000" aria-describedby="${refused ? 'search-error ' : ''}search-hint"${refused ? html` aria-invalid="true"` : ''}>
+${refused ? html`<p class="error" role="alert" id="search-error">${refused}</p>` : ''}<p class="hint" id="search-hint">${list.hint}</p>
+<details class="hint"><summary>Fields and operators</summary><p>${list.fields.map((f) => html`<code>${f}</code> `)}narrow to one field;
+<code>"two words"</code> is a phrase, <code>-word</code> or <code>NOT word</code> excludes, <code>a OR b</code> is either, terms side by side must all hold, <code>( )</code> group.</p></details>
+${list.filters ?? ''}<div><button type="submit">Search</button></div></form>`;
+  if ('refused' in result) return view(req, 400, list.title, form);
+  const searched = list.q.trim() !== '' || Object.values(list.keep ?? {}).some(Boolean);
+  const rows = result.nodes.length > 0
+    ? result.nodes.map((node) => list.row(node))
+    : html`<tr class="empty"><td colspan="${list.columns.length}">${searched ? `No ${list.what} match.` : `No ${list.what} yet.`}</td></tr>`;
+  const { hasNextPage, endCursor } = result.pageInfo;
+  const params = Object.entries({ ...list.keep, q: list.q, ...(endCursor ? { after: endCursor } : {}) }).filter(([, value]) => value !== '');
+  const next = hasNextPage && endCursor ? html`<p class="pager"><a href="${list.path}?${new URLSearchParams(params).toString()}" rel="next">Next page</a></p>` : '';
+  const table = html`<div class="table"><table><thead><tr>${list.columns.map((c) => html`<th>${c}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>${next}`;
+  return view(req, 200, list.title, html`${form}
+${list.region ? list.region(table) : table}`, list.script);
 }
 
 // ------------------------------------------------------------------ API clients
@@ -266,33 +341,31 @@ interface ReturnRow {
   total: { amount: string; currency: string };
 }
 
+function returnRow(r: ReturnRow): Html {
+  return html`<tr data-return-id="${r.id}"><td><a href="/admin/returns/${r.id}">#${r.number}</a></td><td>${r.order ? html`<a href="/admin/orders/${r.order.id}">${r.order.name}</a>` : 'imported'}</td><td>${r.status}</td><td>${r.type}</td><td>${money(r.total)}</td><td>${formatDate(r.updatedAt)}</td></tr>`;
+}
+
 async function returnsPage(req: DashboardRequest): Promise<DoorResponse> {
-  const status = req.query.get('status') || '';
-  const orderName = req.query.get('order_name') || '';
-  const after = req.query.get('after') || undefined;
-  const data = await run<{ returns: { nodes: ReturnRow[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }>(req, ops.returns, {
-    status: RETURN_STATUSES.includes(status) ? [status] : undefined,
-    orderName: orderName || undefined,
-    after,
+  const status = RETURN_STATUSES.find((s) => s === req.query.get('status')) ?? '';
+  // Links from before the search box name an order exactly (order_name=, orderName=): the same as a name: term.
+  const orderName = req.query.get('order_name') || req.query.get('orderName') || '';
+  const q = [req.query.get('q') ?? '', orderName ? searchTerm('name', orderName) : ''].filter(Boolean).join(' ');
+  const result = await searchPage<ReturnRow>(req, 'returns', ops.returns, { status: status ? [status] : undefined, q: q || undefined, after: req.query.get('after') || undefined });
+  return searchListView(req, result, {
+    title: 'Returns',
+    path: '/admin/returns',
+    what: 'returns',
+    q,
+    hint: "Words match the order name, the shopper's e-mail, name and phone, tracking numbers, RMA references, tags, SKUs, titles and reasons.",
+    fields: ['name:1001', 'email:', 'status:open', 'type:claim', 'tracking:', 'carrier:', 'rma:', 'sku:', 'reason:', 'tag:', 'created_at:>=2026-11-01'],
+    filters: html`<label for="filter-status">Status</label><select id="filter-status" name="status"><option value="">any</option>${RETURN_STATUSES.map((s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`)}</select>`,
+    keep: { status },
+    columns: ['Return', 'Order', 'Status', 'Type', 'Total', 'Updated'],
+    row: returnRow,
+    // The script refreshes the list from the event stream (liveReturns.ts); without it the page is a plain list.
+    region: (list) => html`<div id="returns-list" aria-live="polite" data-live-events="${RETURN_EVENTS_PATH}">${list}</div>`,
+    script: LIVE_RETURNS_SCRIPT_PATH,
   });
-  const rows = data.returns.nodes.map(
-    (r) => html`<tr data-return-id="${r.id}"><td><a href="/admin/returns/${r.id}">#${r.number}</a></td><td>${r.order ? html`<a href="/admin/orders/${r.order.id}">${r.order.name}</a>` : 'imported'}</td><td>${r.status}</td><td>${r.type}</td><td>${money(r.total)}</td><td>${formatDate(r.updatedAt)}</td></tr>`,
-  );
-  const next = data.returns.pageInfo.hasNextPage && data.returns.pageInfo.endCursor
-    ? html`<p class="pager"><a href="/admin/returns?${new URLSearchParams({ status, order_name: orderName, after: data.returns.pageInfo.endCursor }).toString()}">Next page</a></p>`
-    : '';
-  // The script refreshes the list from the event stream (liveReturns.ts); without it the page is a plain list.
-  return view(
-    req,
-    200,
-    'Returns',
-    html`<form method="get" action="/admin/returns" class="card">
-<label for="filter-status">Status</label><select id="filter-status" name="status"><option value="">any</option>${RETURN_STATUSES.map((s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`)}</select>
-<label for="filter-order">Order name</label><input type="text" id="filter-order" name="order_name" value="${orderName}">
-<button type="submit">Filter</button></form>
-<div id="returns-list" aria-live="polite" data-live-events="${RETURN_EVENTS_PATH}"><div class="table"><table><thead><tr><th>Return</th><th>Order</th><th>Status</th><th>Type</th><th>Total</th><th>Updated</th></tr></thead><tbody>${rows}</tbody></table></div>${next}</div>`,
-    LIVE_RETURNS_SCRIPT_PATH,
-  );
 }
 
 interface ReturnDetail extends ReturnRow {
@@ -392,28 +465,29 @@ interface OrderRow {
   name: string;
   placedAt: string;
   totalPrice: { amount: string; currency: string } | null;
-  submittedCustomer: { name: string | null; email: string | null } | null;
+  submittedCustomer: { name: string | null; firstName: string | null; lastName: string | null; email: string | null; phoneNumber: string | null } | null;
+}
+
+/** The shopper's name as the order gave it: whole, or as first and last name. */
+function shopperName(customer: OrderRow['submittedCustomer']): string {
+  return customer?.name ?? [customer?.firstName, customer?.lastName].filter(Boolean).join(' ');
 }
 
 async function ordersPage(req: DashboardRequest): Promise<DoorResponse> {
+  // Links from before the search box name an order exactly (name=): the same as a name: term.
   const name = req.query.get('name') || '';
-  const data = await run<{ orders: { nodes: OrderRow[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }>(req, ops.orders, {
-    name: name || undefined,
-    after: req.query.get('after') || undefined,
+  const q = [req.query.get('q') ?? '', name ? searchTerm('name', name) : ''].filter(Boolean).join(' ');
+  const result = await searchPage<OrderRow>(req, 'orders', ops.orders, { q: q || undefined, after: req.query.get('after') || undefined });
+  return searchListView(req, result, {
+    title: 'Orders',
+    path: '/admin/orders',
+    what: 'orders',
+    q,
+    hint: "Words match the order name, the merchant's order id, the shopper's e-mail, name and phone, tags, SKUs and titles.",
+    fields: ['name:1001', 'order_id:', 'email:', 'customer:', 'phone:', 'sku:', 'title:', 'tag:', 'created_at:>=2026-11-01', 'total:>100'],
+    columns: ['Order', 'Placed', 'Customer', 'E-mail', 'Total'],
+    row: (o) => html`<tr><td><a href="/admin/orders/${o.id}">${o.name}</a></td><td>${formatDate(o.placedAt)}</td><td>${shopperName(o.submittedCustomer)}</td><td>${o.submittedCustomer?.email ?? ''}</td><td>${money(o.totalPrice)}</td></tr>`,
   });
-  const rows = data.orders.nodes.map(
-    (o) => html`<tr><td><a href="/admin/orders/${o.id}">${o.name}</a></td><td>${formatDate(o.placedAt)}</td><td>${o.submittedCustomer?.name ?? ''}</td><td>${o.submittedCustomer?.email ?? ''}</td><td>${money(o.totalPrice)}</td></tr>`,
-  );
-  const next = data.orders.pageInfo.hasNextPage && data.orders.pageInfo.endCursor
-    ? html`<p><a href="/admin/orders?${new URLSearchParams({ name, after: data.orders.pageInfo.endCursor }).toString()}">Next page</a></p>`
-    : '';
-  return view(
-    req,
-    200,
-    'Orders',
-    html`<form method="get" action="/admin/orders" class="card"><label for="filter-name">Order name</label><input type="text" id="filter-name" name="name" value="${name}"><button type="submit">Find</button></form>
-<div class="table"><table><thead><tr><th>Order</th><th>Placed</th><th>Customer</th><th>E-mail</th><th>Total</th></tr></thead><tbody>${rows}</tbody></table></div>${next}`,
-  );
 }
 
 interface OrderDetail {
@@ -464,11 +538,223 @@ async function orderPage(req: DashboardRequest, id: string): Promise<DoorRespons
     html`<section class="card"><p><strong>Merchant order id</strong> ${order.externalId} · <strong>Placed</strong> ${formatDate(order.placedAt)}</p>
 <p><strong>Customer</strong> ${order.submittedCustomer?.name ?? ''} ${order.submittedCustomer?.email ?? ''}</p>
 <p><strong>Total</strong> ${money(order.totalPrice)}</p>
-<p><a href="/admin/returns?${new URLSearchParams({ order_name: order.name }).toString()}">Returns of this order</a> · <a href="${portalLink}">Shopper portal link</a></p></section>
+<p><a href="/admin/returns?${new URLSearchParams({ q: searchTerm('name', order.name) }).toString()}">Returns of this order</a> · <a href="${portalLink}">Shopper portal link</a></p></section>
 <h2>Line items</h2>
 <div class="table"><table><thead><tr><th>Item</th><th>SKU</th><th>Ordered</th><th>Returnable</th><th>Price</th></tr></thead><tbody>${lines}</tbody></table></div>
 <h2>Fulfillments</h2>
 ${fulfillmentsSection(order)}`,
+  );
+}
+
+// ------------------------------------------------------------------ customers
+
+interface CustomerRow {
+  id: string;
+  email: string | null;
+  name: string | null;
+  phoneNumber: string | null;
+  updatedAt: string;
+}
+
+async function customersPage(req: DashboardRequest): Promise<DoorResponse> {
+  const q = req.query.get('q') ?? '';
+  const result = await searchPage<CustomerRow>(req, 'customers', ops.customers, { q: q || undefined, after: req.query.get('after') || undefined });
+  return searchListView(req, result, {
+    title: 'Customers',
+    path: '/admin/customers',
+    what: 'customers',
+    q,
+    hint: 'Words match the e-mail, names, phone numbers (written any way) and custom field values.',
+    fields: ['email:', 'name:', 'first_name:', 'last_name:', 'phone:', 'created_at:>=2026-11-01', 'updated_at:'],
+    columns: ['E-mail', 'Name', 'Phone', 'Updated'],
+    row: (c) => html`<tr><td><a href="/admin/customers/${c.id}">${c.email ?? 'no e-mail'}</a></td><td>${c.name ?? ''}</td><td>${c.phoneNumber ?? ''}</td><td>${formatDate(c.updatedAt)}</td></tr>`,
+  });
+}
+
+interface CustomerDetail extends CustomerRow {
+  firstName: string | null;
+  lastName: string | null;
+  phoneNumbers: string[];
+  customFields: Record<string, unknown>;
+  createdAt: string;
+  location: Record<'street1' | 'street2' | 'city' | 'state' | 'stateCode' | 'postalCode' | 'country' | 'countryCode', string | null> | null;
+  subscriptions: { channel: string; kind: string; status: string; address: string; changedAt: string }[];
+}
+
+interface CustomerReturnRow extends ReturnRow {
+  customerEmail: string | null;
+  order: { id: string; name: string; submittedCustomer: { email: string | null; phoneNumber: string | null } | null } | null;
+}
+
+const digitsOf = (phone: string) => phone.replace(/\D/g, '');
+
+/**
+ * The search that finds a customer's orders and returns: its e-mail, else its phone numbers.
+ * A search term matches a part of the field, so `mine` then keeps only what is exactly the
+ * customer's (ada@example.com also finds nada@example.com).
+ */
+function activitySearch(customer: CustomerDetail): { q: string; mine(email: string | null | undefined, phone: string | null | undefined): boolean } | null {
+  const email = customer.email?.toLowerCase();
+  if (email) return { q: searchTerm('email', email), mine: (other) => other?.toLowerCase() === email };
+  const phones = customer.phoneNumbers.map(digitsOf).filter((digits) => digits.length >= 7);
+  if (phones.length === 0) return null;
+  return {
+    q: customer.phoneNumbers.slice(0, 10).map((phone) => searchTerm('phone', phone)).join(' OR '),
+    // A number stored with its country code matches one stored without it.
+    mine: (_email, phone) => {
+      const digits = phone ? digitsOf(phone) : '';
+      return digits.length >= 7 && phones.some((own) => own.endsWith(digits) || digits.endsWith(own));
+    },
+  };
+}
+
+function customFieldValue(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+async function customerPage(req: DashboardRequest, id: string): Promise<DoorResponse> {
+  const found = await runOperation<{ node: Partial<CustomerDetail> | null }>(ops.customerDetail, { id }, req.ctx);
+  // An id that is no id of the service is as absent as another store's.
+  if (!found.ok) {
+    if (found.error.code === 'BAD_USER_INPUT' || found.error.code === 'NOT_FOUND') return notFound(req);
+    throw failureOf(found.error);
+  }
+  if (!found.data.node?.id) return notFound(req);
+  const customer = found.data.node as CustomerDetail;
+  const search = activitySearch(customer);
+  const activity = search
+    ? await run<{ orders: Connection<OrderRow>; returns: Connection<CustomerReturnRow> }>(req, ops.customerActivity, { q: search.q })
+    : { orders: { nodes: [], pageInfo: { hasNextPage: false, endCursor: null } }, returns: { nodes: [], pageInfo: { hasNextPage: false, endCursor: null } } };
+  const orders = activity.orders.nodes.filter((o) => search?.mine(o.submittedCustomer?.email, o.submittedCustomer?.phoneNumber));
+  const returns = activity.returns.nodes.filter(
+    (r) => search?.mine(r.customerEmail, null) || search?.mine(r.order?.submittedCustomer?.email, r.order?.submittedCustomer?.phoneNumber),
+  );
+  const more = (list: string, connection: Connection<unknown>) =>
+    search ? html`<p>${connection.pageInfo.hasNextPage ? 'The 50 newest are shown. ' : ''}<a href="/admin/${list}?${new URLSearchParams({ q: search.q }).toString()}">Search ${list} for this customer</a></p>` : '';
+  const location = customer.location;
+  const place = location
+    ? [location.street1, location.street2, location.city, location.stateCode ?? location.state, location.postalCode, location.countryCode ?? location.country].filter(Boolean).join(', ')
+    : '';
+  const fields = Object.entries(customer.customFields ?? {});
+  return view(
+    req,
+    200,
+    customer.name || customer.email || customer.phoneNumber || 'Customer',
+    html`<section class="card"><p><strong>E-mail</strong> ${customer.email ?? 'none'}</p>
+<p><strong>Name</strong> ${[customer.firstName, customer.lastName].filter(Boolean).join(' ') || 'none'}</p>
+<p><strong>Phone</strong> ${customer.phoneNumbers.join(', ') || 'none'}</p>
+${place ? html`<p><strong>Location</strong> ${place}</p>` : ''}
+<p><strong>Created</strong> ${formatDate(customer.createdAt)} · <strong>Updated</strong> ${formatDate(customer.updatedAt)}</p></section>
+<h2>Custom fields</h2>
+${fields.length > 0
+  ? html`<div class="table"><table id="custom-fields"><thead><tr><th>Field</th><th>Value</th></tr></thead><tbody>${fields.map(([name, value]) => html`<tr><td>${name}</td><td>${customFieldValue(value)}</td></tr>`)}</tbody></table></div>`
+  : html`<p>No custom fields.</p>`}
+<h2>Subscriptions</h2>
+${customer.subscriptions.length > 0
+  ? html`<div class="table"><table><thead><tr><th>Channel</th><th>Kind</th><th>Status</th><th>Address</th><th>Changed</th></tr></thead><tbody>${customer.subscriptions.map((c) => html`<tr><td>${c.channel}</td><td>${c.kind}</td><td>${c.status}</td><td>${c.address}</td><td>${formatDate(c.changedAt)}</td></tr>`)}</tbody></table></div>`
+  : html`<p>No consent recorded.</p>`}
+<h2>Orders</h2>
+${orders.length > 0
+  ? html`<div class="table"><table id="customer-orders"><thead><tr><th>Order</th><th>Placed</th><th>Total</th></tr></thead><tbody>${orders.map((o) => html`<tr><td><a href="/admin/orders/${o.id}">${o.name}</a></td><td>${formatDate(o.placedAt)}</td><td>${money(o.totalPrice)}</td></tr>`)}</tbody></table></div>`
+  : html`<p>No orders.</p>`}
+${more('orders', activity.orders)}
+<h2>Returns</h2>
+${returns.length > 0
+  ? html`<div class="table"><table id="customer-returns"><thead><tr><th>Return</th><th>Order</th><th>Status</th><th>Type</th><th>Total</th><th>Updated</th></tr></thead><tbody>${returns.map(returnRow)}</tbody></table></div>`
+  : html`<p>No returns.</p>`}
+${more('returns', activity.returns)}`,
+  );
+}
+
+// ------------------------------------------------------------------ products
+
+interface ProductRow {
+  id: string;
+  title: string;
+  sku: string | null;
+  vendor: string | null;
+  price: { amount: string; currency: string } | null;
+  inventoryLevels: { nodes: { available: number }[]; pageInfo: { hasNextPage: boolean } };
+}
+
+/** What is available to sell across the product's locations; negative when it is oversold. */
+function totalAvailable(levels: ProductRow['inventoryLevels']): Html {
+  if (levels.nodes.length === 0) return html`<span title="No stock at any location">—</span>`;
+  const total = levels.nodes.reduce((sum, level) => sum + level.available, 0);
+  const shown = `${total}${levels.pageInfo.hasNextPage ? '+' : ''}`;
+  return total < 0 ? html`<strong class="oversold">${shown} (oversold)</strong>` : html`${shown}`;
+}
+
+async function productsPage(req: DashboardRequest): Promise<DoorResponse> {
+  const q = req.query.get('q') ?? '';
+  const result = await searchPage<ProductRow>(req, 'products', ops.products, { q: q || undefined, after: req.query.get('after') || undefined });
+  return searchListView(req, result, {
+    title: 'Products',
+    path: '/admin/products',
+    what: 'products',
+    q,
+    hint: 'Words match the title, SKU, UPC and barcodes, vendor, tags and option values.',
+    fields: ['title:', 'sku:', 'barcode:', 'vendor:', 'option:blue', 'tag:', 'price:<20', 'created_at:>=2026-11-01'],
+    columns: ['Title', 'SKU', 'Vendor', 'Price', 'Available'],
+    row: (p) => html`<tr><td><a href="/admin/products/${p.id}">${p.title}</a></td><td>${p.sku ?? ''}</td><td>${p.vendor ?? ''}</td><td>${money(p.price)}</td><td>${totalAvailable(p.inventoryLevels)}</td></tr>`,
+  });
+}
+
+interface ProductDetail {
+  id: string;
+  title: string;
+  sku: string | null;
+  upc: string | null;
+  barcodes: string[];
+  vendor: string | null;
+  tags: string[];
+  createdAt: string;
+  updatedAt: string;
+  price: { amount: string; currency: string } | null;
+  cost: { amount: string; currency: string } | null;
+  productFamily: { id: string; title: string } | null;
+  options: { name: string; value: string }[];
+  inventoryLevels: {
+    nodes: { id: string; quantity: number; available: number; committed: number; reserved: number; updatedAt: string; location: { id: string; name: string } | null }[];
+    pageInfo: { hasNextPage: boolean };
+  };
+}
+
+async function productPage(req: DashboardRequest, id: string): Promise<DoorResponse> {
+  const found = await runOperation<{ product: ProductDetail | null }>(ops.productDetail, { id }, req.ctx);
+  if (!found.ok) {
+    if (found.error.code === 'BAD_USER_INPUT' || found.error.code === 'NOT_FOUND') return notFound(req);
+    throw failureOf(found.error);
+  }
+  const product = found.data.product;
+  if (!product) return notFound(req);
+  const levels = product.inventoryLevels.nodes;
+  const sum = (key: 'quantity' | 'available' | 'committed' | 'reserved') => levels.reduce((total, level) => total + level[key], 0);
+  const available = (n: number) => (n < 0 ? html`<strong>${n}</strong> oversold` : html`${n}`);
+  const stock = levels.map(
+    (l) => html`<tr${l.available < 0 ? html` class="oversold"` : ''} data-level-id="${l.id}"><td>${l.location?.name ?? 'a location this store cannot see'}</td><td class="num">${l.quantity}</td><td class="num">${available(l.available)}</td><td class="num">${l.committed}</td><td class="num">${l.reserved}</td><td>${formatDate(l.updatedAt)}</td></tr>`,
+  );
+  return view(
+    req,
+    200,
+    product.title,
+    html`<section class="card"><p><strong>SKU</strong> ${product.sku ?? 'none'} · <strong>Vendor</strong> ${product.vendor ?? 'none'}</p>
+<p><strong>Price</strong> ${money(product.price) || 'not set'} · <strong>Cost</strong> ${money(product.cost) || 'not set'}</p>
+<p><strong>UPC</strong> ${product.upc ?? 'none'} · <strong>Barcodes</strong> ${product.barcodes.join(', ') || 'none'}</p>
+${product.productFamily ? html`<p><strong>Variant of</strong> ${product.productFamily.title}</p>` : ''}
+<p><strong>Tags</strong> ${product.tags.join(', ') || 'none'}</p>
+<p><strong>Created</strong> ${formatDate(product.createdAt)} · <strong>Updated</strong> ${formatDate(product.updatedAt)}</p></section>
+<h2>Options</h2>
+${product.options.length > 0
+  ? html`<div class="table"><table id="product-options"><thead><tr><th>Option</th><th>Value</th></tr></thead><tbody>${product.options.map((o) => html`<tr><td>${o.name}</td><td>${o.value}</td></tr>`)}</tbody></table></div>`
+  : html`<p>No options: a standalone product.</p>`}
+<h2>Stock per location</h2>
+${levels.length > 0
+  ? html`<div class="table"><table id="product-stock"><thead><tr><th>Location</th><th class="num">Quantity</th><th class="num">Available</th><th class="num">Committed</th><th class="num">Reserved</th><th>Changed</th></tr></thead>
+<tbody>${stock}</tbody>
+<tfoot><tr${sum('available') < 0 ? html` class="oversold"` : ''}><th scope="row">All locations${product.inventoryLevels.pageInfo.hasNextPage ? ' (first 100)' : ''}</th><td class="num">${sum('quantity')}</td><td class="num">${available(sum('available'))}</td><td class="num">${sum('committed')}</td><td class="num">${sum('reserved')}</td><td></td></tr></tfoot></table></div>
+<p class="hint">Available is quantity less committed and reserved; below zero, orders committed more than is on hand.</p>`
+  : html`<p>No stock at any location.</p>`}`,
   );
 }
 
@@ -506,6 +792,14 @@ export async function dashboard(req: DashboardRequest): Promise<DoorResponse> {
     if (section === 'orders') {
       if (!id && get) return await ordersPage(req);
       if (id && !action && get) return await orderPage(req, id);
+    }
+    if (section === 'customers') {
+      if (!id && get) return await customersPage(req);
+      if (id && !action && get) return await customerPage(req, id);
+    }
+    if (section === 'products') {
+      if (!id && get) return await productsPage(req);
+      if (id && !action && get) return await productPage(req, id);
     }
     if (!section && get) return redirect('/admin/returns');
     return notFound(req);

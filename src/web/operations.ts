@@ -6,6 +6,8 @@ const RETURN_FIELDS = `id number status type createdAt updatedAt currency
   order { id name }
   total { amount currency }`;
 
+const ORDER_ROW_FIELDS = `id name placedAt totalPrice { amount currency } submittedCustomer { name firstName lastName email phoneNumber }`;
+
 export const ops = {
   storeName: defineOperation(`query StoreName { store { id name } }`),
   apiClients: defineOperation(`query ApiClients { apiClients { id name scopes revokedAt createdAt } }`),
@@ -31,8 +33,9 @@ export const ops = {
       event { id topic subjectId }
       attempts { attemptNumber startedAt durationMs responseStatus error } } } }`),
 
-  returns: defineOperation(`query Returns($status: [ReturnStatus!], $orderName: String, $after: String) {
-    returns(first: 50, after: $after, status: $status, orderName: $orderName) {
+  // The search boxes pass what was typed as `query` (the v3 search syntax); a malformed one is BAD_USER_INPUT.
+  returns: defineOperation(`query Returns($status: [ReturnStatus!], $q: String, $after: String) {
+    returns(first: 50, after: $after, status: $status, query: $q) {
       nodes { ${RETURN_FIELDS} } pageInfo { hasNextPage endCursor } } }`),
   // The returns list reads itself again when one changes: the event needs to say no more than which.
   returnUpdates: defineOperation(`subscription ReturnUpdates { returnUpdated { id status } }`),
@@ -52,9 +55,9 @@ export const ops = {
   returnItemsRemove: defineOperation(`mutation ReturnItemsRemove($id: ID!, $items: [ID!]!) { returnItemsRemove(id: $id, lineItemIds: $items) { id } }`),
   returnNoteAdd: defineOperation(`mutation ReturnNoteAdd($id: ID!, $content: String!) { returnNoteAdd(id: $id, content: $content) { id } }`),
 
-  orders: defineOperation(`query Orders($name: String, $after: String) {
-    orders(first: 50, after: $after, name: $name) {
-      nodes { id name placedAt totalPrice { amount currency } submittedCustomer { name email } }
+  orders: defineOperation(`query Orders($q: String, $after: String) {
+    orders(first: 50, after: $after, query: $q) {
+      nodes { ${ORDER_ROW_FIELDS} }
       pageInfo { hasNextPage endCursor } } }`),
   orderDetail: defineOperation(`query OrderDetail($id: ID!) {
     order(id: $id) { id name externalId placedAt currency customerPortalToken
@@ -64,6 +67,33 @@ export const ops = {
       fulfillments { id fulfillmentId status trackingCompany trackingNumber estimatedDeliveryDate deliveredAt createdAt
         lineItems { quantity orderLineItem { title } }
         trackingHistory { status message datetime } } } }`),
+
+  customers: defineOperation(`query Customers($q: String, $after: String) {
+    customers(first: 50, after: $after, query: $q) {
+      nodes { id email name phoneNumber updatedAt }
+      pageInfo { hasNextPage endCursor } } }`),
+  customerDetail: defineOperation(`query CustomerDetail($id: ID!) {
+    node(id: $id) { ... on Customer { id email name firstName lastName phoneNumber phoneNumbers customFields createdAt updatedAt
+      location { street1 street2 city state stateCode postalCode country countryCode }
+      subscriptions { channel kind status address changedAt } } } }`),
+  // Customer has no orders field: its orders and returns are found by searching for its e-mail (or phones).
+  customerActivity: defineOperation(`query CustomerActivity($q: String!) {
+    orders(first: 50, query: $q) { nodes { ${ORDER_ROW_FIELDS} } pageInfo { hasNextPage } }
+    returns(first: 50, query: $q) { nodes { ${RETURN_FIELDS} customerEmail order { submittedCustomer { email phoneNumber } } } pageInfo { hasNextPage } } }`),
+
+  products: defineOperation(`query Products($q: String, $after: String) {
+    products(first: 50, after: $after, query: $q) {
+      nodes { id title sku vendor price { amount currency }
+        inventoryLevels(first: 100) { nodes { available } pageInfo { hasNextPage } } }
+      pageInfo { hasNextPage endCursor } } }`),
+  productDetail: defineOperation(`query ProductDetail($id: ID!) {
+    product(id: $id) { id title sku upc barcodes vendor tags createdAt updatedAt
+      price { amount currency } cost { amount currency }
+      productFamily { id title }
+      options { name value }
+      inventoryLevels(first: 100) {
+        nodes { id quantity available committed reserved updatedAt location { id name } }
+        pageInfo { hasNextPage } } } }`),
 
   portalFindOrder: defineOperation(`query PortalFindOrder($name: String!) {
     orders(first: 1, name: $name) { nodes { id submittedCustomer { email } } } }`),
