@@ -1220,8 +1220,9 @@ export function returnListWhere(storeId: string, filters: ReturnListFilters): Pr
   if (updatedAt) where.updatedAt = updatedAt;
   const createdAt = range(filters.createdAtMin, filters.createdAtMax);
   if (createdAt) where.createdAt = createdAt;
-  if (filters.orderName) where.order = { name: filters.orderName };
-  const search = searchWhere<Prisma.ReturnWhereInput>('returns', filters.query);
+  // The store too, so the order is found by its (storeId, name) index.
+  if (filters.orderName) where.order = { storeId, name: filters.orderName };
+  const search = searchWhere<Prisma.ReturnWhereInput>('returns', storeId, filters.query);
   return search ? { AND: [where, search] } : where;
 }
 

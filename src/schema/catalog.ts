@@ -457,7 +457,7 @@ builder.queryFields((t) => ({
           ...(args.sku ? { sku: args.sku } : {}),
           ...(args.productFamilyId ? { familyId: String(args.productFamilyId) } : {}),
         };
-        const search = searchWhere<Prisma.ProductWhereInput>('products', args.query);
+        const search = searchWhere<Prisma.ProductWhereInput>('products', storeIdOf(ctx), args.query);
         return keysetConnection({
           args,
           scope: 'products',

@@ -187,7 +187,7 @@ builder.queryFields((t) => ({
       resolve: (_root, args, ctx, info) => {
         const storeId = storeIdOf(ctx);
         const updatedAt = { ...(args.updatedAtMin ? { gte: args.updatedAtMin } : {}), ...(args.updatedAtMax ? { lt: args.updatedAtMax } : {}) };
-        const search = searchWhere<Prisma.CustomerWhereInput>('customers', args.query);
+        const search = searchWhere<Prisma.CustomerWhereInput>('customers', storeId, args.query);
         return keysetConnection({
           args,
           sort: { field: 'updatedAt', kind: 'date', direction: 'desc' },

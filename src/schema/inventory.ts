@@ -176,7 +176,7 @@ builder.queryFields((t) => ({
       },
       resolve: (_root, args, ctx, info) => {
         const updatedAt = timeRange(args.updatedAtMin, args.updatedAtMax);
-        const search = searchWhere<Prisma.InventoryLevelWhereInput>('inventoryLevels', args.query);
+        const search = searchWhere<Prisma.InventoryLevelWhereInput>('inventoryLevels', storeIdOf(ctx), args.query);
         const filter: Prisma.InventoryLevelWhereInput = {
           ...inventory.visibleLevelWhere(storeIdOf(ctx)),
           ...(args.locationId ? { locationId: String(args.locationId) } : {}),

@@ -105,7 +105,7 @@ builder.queryFields((t) => ({
       },
       resolve: (_root, args, ctx, info) => {
         const storeId = storeIdOf(ctx);
-        const search = searchWhere<Prisma.OrderWhereInput>('orders', args.query);
+        const search = searchWhere<Prisma.OrderWhereInput>('orders', storeId, args.query);
         return keysetConnection({
           args,
           sort: { field: 'createdAt', kind: 'date', direction: 'desc' },

@@ -19,7 +19,8 @@ interface SearchField {
   kind: FieldKind;
   /** One line for the schema's descriptions and the README. */
   help: string;
-  where(value: string, comparison: Comparison, term: string): Where;
+  /** `storeId`: the store searched, for conditions on related rows (a return's order) that its indexes lead with. */
+  where(value: string, comparison: Comparison, term: string, storeId: string): Where;
 }
 
 export type SearchKind = 'orders' | 'returns' | 'customers' | 'products' | 'inventoryLevels';
@@ -32,14 +33,14 @@ function refuse(term: string, message: string): never {
 const inDocument = (text: string): Where => ({ searchText: { contains: text } });
 
 /** A folded part of a word of the field, found through the document first. */
-function textField(name: string, help: string, narrow: (value: string) => Where): SearchField {
+function textField(name: string, help: string, narrow: (value: string, storeId: string) => Where): SearchField {
   return {
     name,
     kind: 'text',
     help,
-    where: (value, comparison, term) => {
+    where: (value, comparison, term, storeId) => {
       onlyEquals(comparison, term);
-      return { AND: [inDocument(value), narrow(value)] };
+      return { AND: [inDocument(value), narrow(value, storeId)] };
     },
   };
 }
@@ -50,14 +51,14 @@ function onlyEquals(comparison: Comparison, term: string): void {
   if (comparison !== '=') refuse(term, 'only dates and amounts take > >= < <=');
 }
 
-function exactField(name: string, help: string, where: (value: string) => Where): SearchField {
+function exactField(name: string, help: string, where: (value: string, storeId: string) => Where): SearchField {
   return {
     name,
     kind: 'exact',
     help,
-    where: (value, comparison, term) => {
+    where: (value, comparison, term, storeId) => {
       onlyEquals(comparison, term);
-      return where(value);
+      return where(value, storeId);
     },
   };
 }
@@ -174,22 +175,23 @@ const ORDER_FIELDS: SearchField[] = [
   amountField('total', 'totalPrice', 'the order total'),
 ];
 
-const onOrder = (where: Where): Where => ({ order: { is: where } });
+/** A condition on the return's order, within the store, so the order's (storeId, ...) indexes answer it. */
+const onOrder = (storeId: string, where: Where): Where => ({ order: { is: { storeId, ...where } } });
 
 const RETURN_FIELDS: SearchField[] = [
-  exactField('name', "the order's name, with or without # (name:1001)", (value) => onOrder({ name: { in: orderNames(value) } })),
-  exactField('order_id', "the order: our id (ord_...) or the merchant's order id, exactly", (value) => ({
-    OR: [{ orderId: value }, onOrder({ externalId: value })],
+  exactField('name', "the order's name, with or without # (name:1001)", (value, storeId) => onOrder(storeId, { name: { in: orderNames(value) } })),
+  exactField('order_id', "the order: our id (ord_...) or the merchant's order id, exactly", (value, storeId) => ({
+    OR: [{ orderId: value }, onOrder(storeId, { externalId: value })],
   })),
   exactField('id', 'the return: its id (24 hex digits) or its number', (value) => ({
     OR: [{ id: value }, ...(/^\d{1,9}$/.test(value) ? [{ number: Number(value) }] : [])],
   })),
-  textField('email', "part of the shopper's e-mail", (value) => ({
-    OR: [{ customerEmail: folded(value) }, onOrder({ customerEmail: folded(value) })],
+  textField('email', "part of the shopper's e-mail", (value, storeId) => ({
+    OR: [{ customerEmail: folded(value) }, onOrder(storeId, { customerEmail: folded(value) })],
   })),
   phoneField("the shopper's phone (the order's), however it is written"),
-  textField('customer', "part of the shopper's name", (value) => ({
-    OR: [{ customerFirstName: folded(value) }, { customerLastName: folded(value) }, onOrder(customerNames(value))],
+  textField('customer', "part of the shopper's name", (value, storeId) => ({
+    OR: [{ customerFirstName: folded(value) }, { customerLastName: folded(value) }, onOrder(storeId, customerNames(value))],
   })),
   textField('tracking', 'part of the tracking number', (value) => ({ trackingNumber: folded(value) })),
   textField('carrier', 'part of the carrier', (value) => ({ carrier: folded(value) })),
@@ -250,7 +252,7 @@ const INVENTORY_LEVEL_FIELDS: SearchField[] = [
   ...PRODUCT_FIELDS.filter((f) => ['title', 'sku', 'barcode'].includes(f.name)).map((f) => ({
     ...f,
     help: `the product's: ${f.help}`,
-    where: (value: string, comparison: Comparison, term: string) => onProduct(f.where(value, comparison, term)),
+    where: (value: string, comparison: Comparison, term: string, storeId: string) => onProduct(f.where(value, comparison, term, storeId)),
   })),
   exactField('location_id', 'the location (loc_...)', (value) => ({ locationId: value })),
   {
@@ -299,21 +301,21 @@ export function searchFieldNames(kind: SearchKind): string[] {
   return FIELDS[kind].map((f) => f.name);
 }
 
-/** The `where` of `query` on `kind`, or undefined for a blank query (which narrows nothing). */
-export function searchWhere<W>(kind: SearchKind, query: string | null | undefined): W | undefined {
+/** The `where` of `query` on `kind` in the store, or undefined for a blank query (which narrows nothing). */
+export function searchWhere<W>(kind: SearchKind, storeId: string, query: string | null | undefined): W | undefined {
   if (query == null) return undefined;
   const tree = parseSearch(query);
-  return tree ? (toWhere(kind, tree) as W) : undefined;
+  return tree ? (toWhere(kind, storeId, tree) as W) : undefined;
 }
 
-function toWhere(kind: SearchKind, node: SearchNode): Where {
+function toWhere(kind: SearchKind, storeId: string, node: SearchNode): Where {
   switch (node.kind) {
     case 'and':
-      return { AND: node.items.map((item) => toWhere(kind, item)) };
+      return { AND: node.items.map((item) => toWhere(kind, storeId, item)) };
     case 'or':
-      return { OR: node.items.map((item) => toWhere(kind, item)) };
+      return { OR: node.items.map((item) => toWhere(kind, storeId, item)) };
     case 'not':
-      return { NOT: toWhere(kind, node.item) };
+      return { NOT: toWhere(kind, storeId, node.item) };
     case 'text':
       return kind === 'inventoryLevels' ? onProduct(visibleProductText(node.text)) : inDocument(node.text);
     case 'phone':
@@ -321,7 +323,7 @@ function toWhere(kind: SearchKind, node: SearchNode): Where {
     case 'field': {
       const field = FIELDS[kind].find((f) => f.name === node.field);
       if (!field) refuse(node.term, `${kind} have no search field "${node.field}"; fields: ${searchFieldNames(kind).join(', ')}`);
-      return field.where(node.value, node.comparison, node.term);
+      return field.where(node.value, node.comparison, node.term, storeId);
     }
   }
 }
