@@ -1,0 +1,54 @@
+// The client of `npm run bench -- search` (bench/search.ts starts it, one process per
+// query): one request after another on one kept-alive loopback connection, `warmup` of
+// them first, then `count` timed ones (from the request's start to its last byte), each
+// checked: HTTP 200 and, for GraphQL, no `errors`. Stops early at `maxSeconds` of timed
+// requests. Options as JSON on stdin; prints {latencies} or {error} as JSON.
+import http from 'node:http';
+
+let input = '';
+for await (const chunk of process.stdin) input += chunk;
+const { url, method, headers, body, warmup, count, maxSeconds, graphql } = JSON.parse(input);
+
+const target = new URL(url);
+if (target.hostname !== '127.0.0.1') throw new Error(`loopback only, not ${target.hostname}`);
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const TIMEOUT_MS = 60_000;
+
+function once() {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const request = http.request(target, { method, headers, agent, timeout: TIMEOUT_MS }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => resolve({ ms: performance.now() - started, status: res.statusCode, text: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    request.on('timeout', () => request.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+function problem(answer) {
+  if (answer.status !== 200) return `HTTP ${answer.status}: ${answer.text.slice(0, 300)}`;
+  if (graphql) {
+    const parsed = JSON.parse(answer.text);
+    if (parsed.errors) return `errors: ${JSON.stringify(parsed.errors).slice(0, 300)}`;
+  }
+  return undefined;
+}
+
+const latencies = [];
+let error;
+let timedSince;
+for (let i = 0; i < warmup + count; i++) {
+  const answer = await once();
+  error = problem(answer);
+  if (error) break;
+  if (i < warmup) continue;
+  timedSince ??= performance.now();
+  latencies.push(answer.ms);
+  if (performance.now() - timedSince > maxSeconds * 1000) break;
+}
+agent.destroy();
+process.stdout.write(JSON.stringify(error ? { error } : { latencies }));
