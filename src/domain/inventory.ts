@@ -147,10 +147,13 @@ export async function changeLevel(
   delta: LevelDelta,
   cause: ChangeCause,
   paths: Record<keyof LevelDelta, string> = DEFAULT_PATHS,
-  options: { allowOvercommit?: boolean } = {},
+  options: { allowOvercommit?: boolean; storeId?: string } = {},
 ): Promise<InventoryLevel> {
-  await tx.$queryRaw`SELECT id FROM "InventoryLevel" WHERE id = ${levelId} FOR UPDATE`;
-  const level = await tx.inventoryLevel.findUniqueOrThrow({ where: { id: levelId } });
+  // Locked and read in one statement; with `storeId`, only when the level is that store's.
+  const storeId = options.storeId ?? null;
+  const [level] = await tx.$queryRaw<InventoryLevel[]>`
+    SELECT * FROM "InventoryLevel" WHERE id = ${levelId} AND (${storeId}::text IS NULL OR "storeId" = ${storeId}) FOR UPDATE`;
+  if (!level) throw new NotFound(`inventory level ${levelId} not found`, { path: 'levelId' });
   const { next, issues } = invariantIssues(level, delta, paths, options.allowOvercommit ?? false);
   if (issues.length > 0) {
     throw new UnprocessableState(`inventory level ${levelId}: ${issues.map((i) => i.message).join('; ')}`, { path: issues[0].path, issues });
@@ -218,10 +221,9 @@ export async function commitStock(
   input: { storeId: string; levelId: string; quantity: number; reason: string; referenceId?: string | null },
 ): Promise<{ level: InventoryLevel; oversold: number }> {
   if (!Number.isInteger(input.quantity)) throw new Invalid('quantity must be a whole number', { path: 'quantity' });
-  const level = await tx.inventoryLevel.findFirst({ where: { id: input.levelId, storeId: input.storeId }, select: { id: true } });
-  if (!level) throw new NotFound(`inventory level ${input.levelId} not found`, { path: 'levelId' });
-  const updated = await changeLevel(tx, level.id, { committed: input.quantity }, { reason: input.reason, referenceId: input.referenceId }, DEFAULT_PATHS, {
+  const updated = await changeLevel(tx, input.levelId, { committed: input.quantity }, { reason: input.reason, referenceId: input.referenceId }, DEFAULT_PATHS, {
     allowOvercommit: true,
+    storeId: input.storeId,
   });
   const availableBefore = availableOf(updated) + input.quantity;
   return { level: updated, oversold: Math.max(0, input.quantity - Math.max(0, availableBefore)) };
