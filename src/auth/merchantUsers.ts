@@ -2,7 +2,7 @@
 // session cookie carries a random token; the database keeps only its SHA-256 and
 // the session's CSRF synchronizer token.
 import crypto from 'node:crypto';
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { Conflict, Invalid, NotFound } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { DECOY_HASH, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
@@ -19,7 +19,7 @@ export interface MerchantSession {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export async function createMerchantUser(
-  prisma: PrismaClient,
+  prisma: PrismaClient | Prisma.TransactionClient,
   input: { storeId: string; email: string; password: string },
 ): Promise<{ id: string; email: string }> {
   const email = input.email.trim().toLowerCase();

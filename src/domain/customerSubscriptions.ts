@@ -108,7 +108,7 @@ async function applyChange(tx: Tx, storeId: string, customerId: string, change: 
  * customer has the e-mail or phone number, in one transaction with the customer.created
  * or customer.updated event. Any invalid part writes nothing.
  */
-export async function updateCustomerSubscriptions(db: Db, storeId: string, input: CustomerSubscriptionsInput): Promise<CustomerSubscriptionsUpdate> {
+export async function updateCustomerSubscriptions(db: Db | Tx, storeId: string, input: CustomerSubscriptionsInput): Promise<CustomerSubscriptionsUpdate> {
   const { email, phoneNumber, changes } = parseRequest(input);
   return inTransaction(db, async (tx) => {
     const existing = await customerOf(tx, storeId, email, phoneNumber);

@@ -79,7 +79,7 @@ export async function chargeReturnProcessingFee(tx: Tx, storeId: string, ret: { 
   });
 }
 
-export async function updateBillingSettings(db: Db, storeId: string, input: { returnProcessingFee: string }): Promise<BillingSetting> {
+export async function updateBillingSettings(db: Db | Tx, storeId: string, input: { returnProcessingFee: string }): Promise<BillingSetting> {
   const text = input.returnProcessingFee;
   if (!/^\d+(\.\d{1,4})?$/.test(text)) {
     throw Invalid.of([{ path: 'returnProcessingFee', message: `"${text}" is not a non-negative decimal amount with at most 4 decimal places` }]);

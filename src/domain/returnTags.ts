@@ -54,7 +54,7 @@ async function lockTag(tx: Tx, storeId: string, name: string): Promise<{ numeric
 }
 
 /** Creates the tag, changes its theme, or renames it (refused when the source is absent or the target taken). */
-export async function upsertReturnTag(db: Db, storeId: string, input: UpsertReturnTagInput) {
+export async function upsertReturnTag(db: Db | Tx, storeId: string, input: UpsertReturnTagInput) {
   const name = checkName(input.name, 'name');
   const newName = input.newName == null || input.newName === name ? null : checkName(input.newName, 'newName');
   if (!PILL_THEMES.includes(input.pillTheme as (typeof PILL_THEMES)[number])) {

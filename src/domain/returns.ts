@@ -592,10 +592,11 @@ function replayOf(stored: { operation: string; requestHash: string; resourceId: 
 /**
  * Runs `insert` for a new return id in one transaction, once per idempotency key: a repeat of
  * the same request gives the same return back (`replayed`), a different request with the key
- * is a Conflict, and concurrent duplicates make one return.
+ * is a Conflict, and concurrent duplicates make one return. Inside a caller's transaction (a
+ * Tx) a concurrent duplicate's unique violation ends that whole transaction instead.
  */
 async function createOnce(
-  db: Db,
+  db: Db | Tx,
   storeId: string,
   key: string | null,
   request: Fingerprint,
@@ -626,7 +627,7 @@ async function createOnce(
 
 /** Creates a return for some of an order's lines, once per idempotency key (see createOnce). */
 export async function createReturn(
-  db: Db,
+  db: Db | Tx,
   storeId: string,
   rawInput: CreateReturnInput,
   idempotencyKey?: string | null,
@@ -960,7 +961,7 @@ async function completeReturn(tx: Tx, target: LockedReturn): Promise<void> {
 }
 
 /** Completes the return, recording what is refunded and what is credited. */
-export async function processReturn(db: Db, storeId: string, ref: ReturnRef): Promise<string> {
+export async function processReturn(db: Db | Tx, storeId: string, ref: ReturnRef): Promise<string> {
   return inTransaction(db, async (tx) => {
     const target = await lockReturn(tx, storeId, ref);
     assertAllowed('process', target);
@@ -974,7 +975,7 @@ export async function processReturn(db: Db, storeId: string, ref: ReturnRef): Pr
  * released), the others completed with their refunds; rejecting every item rejects the
  * return. Every item of the return must be named, once.
  */
-export async function processReturnItems(db: Db, storeId: string, ref: ReturnRef, decisions: { itemId: string; reject: boolean }[]): Promise<string> {
+export async function processReturnItems(db: Db | Tx, storeId: string, ref: ReturnRef, decisions: { itemId: string; reject: boolean }[]): Promise<string> {
   return inTransaction(db, async (tx) => {
     const target = await lockReturn(tx, storeId, ref);
     const live = target.items.filter((item) => item.removedAt === null);
@@ -1000,7 +1001,7 @@ export async function processReturnItems(db: Db, storeId: string, ref: ReturnRef
   });
 }
 
-export async function flagReturn(db: Db, storeId: string, ref: ReturnRef): Promise<string> {
+export async function flagReturn(db: Db | Tx, storeId: string, ref: ReturnRef): Promise<string> {
   return inTransaction(db, async (tx) => {
     const target = await lockReturn(tx, storeId, ref);
     assertAllowed('flag', target);
@@ -1010,7 +1011,7 @@ export async function flagReturn(db: Db, storeId: string, ref: ReturnRef): Promi
 }
 
 /** The native reject (the compatibility interface's "close"): the items are released. */
-export async function rejectReturn(db: Db, storeId: string, ref: ReturnRef): Promise<string> {
+export async function rejectReturn(db: Db | Tx, storeId: string, ref: ReturnRef): Promise<string> {
   return inTransaction(db, async (tx) => {
     const target = await lockReturn(tx, storeId, ref);
     assertAllowed('reject', target);
@@ -1024,7 +1025,7 @@ export async function rejectReturn(db: Db, storeId: string, ref: ReturnRef): Pro
  * items the return was created with and nothing refunded. Refused when the order's
  * units it would claim again are meanwhile claimed by another return.
  */
-export async function resetReturn(db: Db, storeId: string, ref: ReturnRef): Promise<string> {
+export async function resetReturn(db: Db | Tx, storeId: string, ref: ReturnRef): Promise<string> {
   return inTransaction(db, async (tx) => {
     const target = await lockReturn(tx, storeId, ref);
     assertAllowed('reset', target);
@@ -1048,7 +1049,7 @@ export async function resetReturn(db: Db, storeId: string, ref: ReturnRef): Prom
 }
 
 /** A deleted return takes no further operation and no longer claims its items. */
-export async function deleteReturn(db: Db, storeId: string, ref: ReturnRef): Promise<string> {
+export async function deleteReturn(db: Db | Tx, storeId: string, ref: ReturnRef): Promise<string> {
   return inTransaction(db, async (tx) => {
     const target = await lockReturn(tx, storeId, ref);
     assertAllowed('delete', target);
@@ -1067,7 +1068,7 @@ export type SettableStatus = (typeof SETTABLE_STATUSES)[number];
  * resets it (processed or rejected items back to open, nothing refunded; refunds already
  * made are not reversed), flagged flags, rejected rejects, deleted deletes.
  */
-export async function setReturnStatus(db: Db, storeId: string, ref: ReturnRef, status: SettableStatus): Promise<string> {
+export async function setReturnStatus(db: Db | Tx, storeId: string, ref: ReturnRef, status: SettableStatus): Promise<string> {
   switch (status) {
     case 'complete':
       return processReturn(db, storeId, ref);
@@ -1085,7 +1086,7 @@ export async function setReturnStatus(db: Db, storeId: string, ref: ReturnRef, s
 }
 
 /** Drops some items (refund or credit outcomes only); the last remaining item stays. */
-export async function removeReturnItems(db: Db, storeId: string, ref: ReturnRef, itemIds: string[]): Promise<string> {
+export async function removeReturnItems(db: Db | Tx, storeId: string, ref: ReturnRef, itemIds: string[]): Promise<string> {
   const ids = [...new Set(itemIds.map((id) => id.trim()).filter((id) => id !== ''))];
   if (ids.length === 0) throw new Invalid('name at least one line item to remove', { path: 'lineItemIds' });
   return inTransaction(db, async (tx) => {
@@ -1119,7 +1120,7 @@ export async function removeReturnItems(db: Db, storeId: string, ref: ReturnRef,
 }
 
 
-export async function addReturnNote(db: Db, storeId: string, ref: ReturnRef, content: string): Promise<{ returnId: string; noteId: string }> {
+export async function addReturnNote(db: Db | Tx, storeId: string, ref: ReturnRef, content: string): Promise<{ returnId: string; noteId: string }> {
   if (typeof content !== 'string' || content.trim().length === 0 || content.length > MAX_NOTE_LENGTH) {
     throw new Invalid(`content must be 1 to ${MAX_NOTE_LENGTH} characters`, { path: 'content' });
   }
@@ -1145,7 +1146,7 @@ export interface SetReturnLabelInput extends ReturnLabelInput {
  * and return_label.created for a return that had no tracking number, else return_label.updated
  * when the carrier, tracking number or label status changed.
  */
-export async function setReturnLabel(db: Db, storeId: string, ref: ReturnRef, input: SetReturnLabelInput): Promise<string> {
+export async function setReturnLabel(db: Db | Tx, storeId: string, ref: ReturnRef, input: SetReturnLabelInput): Promise<string> {
   const issues = new InputIssues();
   const wanted = {
     trackingNumber: requiredText(issues, 'label.trackingNumber', input.trackingNumber),
@@ -1177,7 +1178,7 @@ export async function setReturnLabel(db: Db, storeId: string, ref: ReturnRef, in
 const MAX_TAGS = 50;
 
 /** Replaces the return's tags; each must be a tag the store defines (see returnTags.ts). */
-export async function setReturnTags(db: Db, storeId: string, ref: ReturnRef, tags: string[]): Promise<string> {
+export async function setReturnTags(db: Db | Tx, storeId: string, ref: ReturnRef, tags: string[]): Promise<string> {
   const wanted = [...new Set(tags)];
   if (wanted.length > MAX_TAGS) throw new Invalid(`tags must list at most ${MAX_TAGS} tags`, { path: 'tags' });
   return inTransaction(db, async (tx) => {

@@ -10,7 +10,7 @@
 // accepted for loopback targets; everything else must be https.
 import dns from 'node:dns';
 import net from 'node:net';
-import type { WebhookPayload, WebhookSubscription } from '../generated/prisma/client.ts';
+import type { DeliveryStatus, WebhookPayload, WebhookSubscription } from '../generated/prisma/client.ts';
 import { Conflict, Invalid, isUniqueViolation, NotFound, type FieldIssue } from './errors.ts';
 import { TOPICS, type Topic } from './events.ts';
 import { newId } from './ids.ts';
@@ -318,8 +318,17 @@ function distinctTopics(topics: readonly string[]): Topic[] {
   return [...new Set(topics)] as Topic[];
 }
 
-export async function createWebhookSubscription(db: Db | Tx, storeId: string, input: WebhookSubscriptionInput): Promise<WebhookSubscription> {
-  await validate(input, configuredPolicy);
+/**
+ * `policy`: the address rules the URL is checked with; the configured ones (WEBHOOKS_ALLOW_LOOPBACK)
+ * unless a caller inside the service names others (the demo data's loopback receiver).
+ */
+export async function createWebhookSubscription(
+  db: Db | Tx,
+  storeId: string,
+  input: WebhookSubscriptionInput,
+  policy: AddressPolicy = configuredPolicy,
+): Promise<WebhookSubscription> {
+  await validate(input, policy);
   return db.webhookSubscription.create({
     data: {
       id: newId('webhookSubscription'),
@@ -488,5 +497,99 @@ export async function replayWebhookSubscription(db: Db, storeId: string, id: str
         await queueDeliveries(tx, subscription.id, events);
       },
     );
+  });
+}
+
+// ---------------------------------------------------------------- finished history
+
+export interface FinishedAttempt {
+  startedAt: Date;
+  durationMs: number;
+  /** The receiver's HTTP status; null when none came (refused, timed out ...). */
+  responseStatus: number | null;
+  /** Why the attempt failed, as the dispatcher words it; null for a 2xx answer. */
+  error: string | null;
+}
+
+export interface FinishedDelivery {
+  eventId: string;
+  /** DELIVERED: the last attempt was answered 2xx, every earlier one failed. DISCARDED: every attempt failed. */
+  status: Extract<DeliveryStatus, 'DELIVERED' | 'DISCARDED'>;
+  /** Oldest first; attempt numbers follow their order. */
+  attempts: FinishedAttempt[];
+}
+
+const MAX_RECORDED_ATTEMPTS = 100;
+
+const answered = (attempt: FinishedAttempt) => attempt.responseStatus !== null && attempt.responseStatus >= 200 && attempt.responseStatus < 300;
+
+/**
+ * Records deliveries to a subscription that are already over (history brought from elsewhere,
+ * the demo data's log), each with its attempts, as the dispatcher would have left them. Never
+ * PENDING, and counted as queued, so no dispatcher ever takes one up: writing them sends
+ * nothing. The events must be the store's and of the subscription's topics. Answers the ids.
+ */
+export async function recordFinishedDeliveries(db: Db | Tx, storeId: string, subscriptionId: string, deliveries: readonly FinishedDelivery[]): Promise<string[]> {
+  return inTransaction(db, async (tx) => {
+    const subscription = await tx.webhookSubscription.findFirst({ where: { id: subscriptionId, storeId }, select: { id: true, topics: true } });
+    if (!subscription) throw new NotFound(`webhook subscription ${subscriptionId} not found`, { path: 'subscriptionId' });
+    const events = await tx.event.findMany({
+      where: { storeId, id: { in: [...new Set(deliveries.map((d) => d.eventId))] } },
+      select: { id: true, topic: true, subjectId: true, createdAt: true },
+    });
+    const issues: FieldIssue[] = [];
+    deliveries.forEach((delivery, i) => {
+      const at = `deliveries.${i}`;
+      const event = events.find((e) => e.id === delivery.eventId);
+      if (!event) issues.push({ path: `${at}.eventId`, message: `event ${delivery.eventId} not found` });
+      else if (!subscription.topics.includes(event.topic)) issues.push({ path: `${at}.eventId`, message: `event ${event.id} is ${event.topic}, not a topic of the subscription` });
+      const { attempts } = delivery;
+      if (attempts.length === 0 || attempts.length > MAX_RECORDED_ATTEMPTS) issues.push({ path: `${at}.attempts`, message: `must list 1 to ${MAX_RECORDED_ATTEMPTS} attempts` });
+      attempts.forEach((attempt, n) => {
+        if (Number.isNaN(attempt.startedAt.getTime()) || (n > 0 && attempt.startedAt < attempts[n - 1].startedAt)) {
+          issues.push({ path: `${at}.attempts.${n}.startedAt`, message: 'must be a time no earlier than the attempt before' });
+        }
+        if (!Number.isSafeInteger(attempt.durationMs) || attempt.durationMs < 0) issues.push({ path: `${at}.attempts.${n}.durationMs`, message: 'must be a whole number of at least 0' });
+        const last = n === attempts.length - 1;
+        if (answered(attempt) && !(last && delivery.status === 'DELIVERED')) {
+          issues.push({ path: `${at}.attempts.${n}`, message: 'only the last attempt of a DELIVERED delivery is answered 2xx' });
+        }
+        if (!answered(attempt) && last && delivery.status === 'DELIVERED') issues.push({ path: `${at}.attempts.${n}`, message: 'the last attempt of a DELIVERED delivery is answered 2xx' });
+        if (!answered(attempt) && !attempt.error) issues.push({ path: `${at}.attempts.${n}.error`, message: 'a failed attempt says why' });
+      });
+    });
+    if (issues.length > 0) throw Invalid.of(issues);
+    const rows = deliveries.map((delivery) => {
+      const event = events.find((e) => e.id === delivery.eventId)!;
+      const last = delivery.attempts[delivery.attempts.length - 1];
+      return {
+        id: newId('webhookDelivery'),
+        eventId: event.id,
+        subscriptionId,
+        subjectId: event.subjectId,
+        status: delivery.status,
+        attemptCount: delivery.attempts.length,
+        nextAttemptAt: last.startedAt,
+        lastError: delivery.status === 'DELIVERED' ? null : last.error,
+        completedAt: new Date(last.startedAt.getTime() + last.durationMs),
+        createdAt: event.createdAt,
+        queued: true,
+      };
+    });
+    await tx.webhookDelivery.createMany({ data: rows });
+    await tx.deliveryAttempt.createMany({
+      data: rows.flatMap((row, i) =>
+        deliveries[i].attempts.map((attempt, n) => ({
+          id: newId('deliveryAttempt'),
+          deliveryId: row.id,
+          attemptNumber: n + 1,
+          startedAt: attempt.startedAt,
+          durationMs: attempt.durationMs,
+          responseStatus: attempt.responseStatus,
+          error: attempt.error,
+        })),
+      ),
+    });
+    return rows.map((row) => row.id);
   });
 }
