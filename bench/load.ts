@@ -29,37 +29,45 @@ interface Slice {
   errors: number;
 }
 
-/** One run of autocannon against `request`: `connections` in flight for `seconds`. */
-function autocannon(request: LoadRequest, connections: number, seconds: number): Promise<Slice> {
-  const options = { url: request.url, method: request.method ?? 'GET', headers: request.headers ?? {}, bodies: request.bodies ?? [], connections, duration: seconds };
+/**
+ * Runs a client script in a process of its own, so its work never shares the event loop of the
+ * service it measures: `options` go to it as JSON on its stdin, its JSON answer comes from its stdout.
+ */
+export function runClientProcess<T>(script: string, options: unknown): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WORKER], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk));
     child.stderr.on('data', (chunk: Buffer) => (err += chunk));
     child.on('error', reject);
     child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`the load generator exited ${code}: ${err.slice(0, 500)}`));
-      const result = JSON.parse(out) as {
-        requests: { total: number };
-        duration: number;
-        latency: { p50: number; p99: number };
-        non2xx: number;
-        errors: number;
-        timeouts: number;
-      };
-      resolve({
-        requests: result.requests.total,
-        seconds: result.duration,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        non2xx: result.non2xx,
-        errors: result.errors + result.timeouts,
-      });
+      if (code !== 0) return reject(new Error(`the client process ${path.basename(script)} exited ${code}: ${err.slice(0, 500)}`));
+      resolve(JSON.parse(out) as T);
     });
     child.stdin.end(JSON.stringify(options));
   });
+}
+
+/** One run of autocannon against `request`: `connections` in flight for `seconds`. */
+async function autocannon(request: LoadRequest, connections: number, seconds: number): Promise<Slice> {
+  const options = { url: request.url, method: request.method ?? 'GET', headers: request.headers ?? {}, bodies: request.bodies ?? [], connections, duration: seconds };
+  const result = await runClientProcess<{
+    requests: { total: number };
+    duration: number;
+    latency: { p50: number; p99: number };
+    non2xx: number;
+    errors: number;
+    timeouts: number;
+  }>(WORKER, options);
+  return {
+    requests: result.requests.total,
+    seconds: result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
 }
 
 export interface Variant {

@@ -41,7 +41,6 @@
 // BENCH_SEARCH_PRODUCTS (orders / 20), BENCH_SEARCH_OTHER_ORDERS (the small store, orders / 50);
 // BENCH_SEARCH_REQUESTS (200 timed per query), BENCH_SEARCH_MAX_SECONDS (20 of timed
 // requests per query at most).
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
@@ -57,6 +56,7 @@ import { createLogger } from '../src/logger.ts';
 import { createApp } from '../src/server.ts';
 import { exited, startService, type Service, type ServiceCode } from '../test/support/service.ts';
 import { waitFor } from '../test/webhooks/support.ts';
+import { runClientProcess } from './load.ts';
 import { scratchDatabase } from './scratchDatabase.ts';
 import { orderIdOf, seedStore, type SeedSize, type Timed } from './searchSeed.ts';
 
@@ -394,19 +394,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 /** REQUESTS sequential requests from a process of its own. */
 function measureInWorker(base: string, request: HttpRequest): Promise<{ latencies: number[] } | { error: string }> {
   const options = { url: `${base}${request.path}`, method: request.method, headers: request.headers, body: request.body, warmup: WARMUP, count: REQUESTS, maxSeconds: MAX_SECONDS, graphql: request.path === '/v3/graphql' };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WORKER], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`the client process exited ${code}: ${err.slice(0, 500)}`));
-      resolve(JSON.parse(out) as { latencies: number[] } | { error: string });
-    });
-    child.stdin.end(JSON.stringify(options));
-  });
+  return runClientProcess(WORKER, options);
 }
 
 interface Prepared {
