@@ -66,41 +66,26 @@ CREATE FUNCTION "product_search_document"(p "Product") RETURNS text
     (SELECT string_agg(v.value, E'\n' ORDER BY v."optionId") FROM "ProductOptionValue" v WHERE v."productId" = p.id)));
 
 -- A row's own columns: its document is written before the row, whenever one of them is set.
-CREATE FUNCTION "order_search_own"() RETURNS trigger LANGUAGE plpgsql AS $$
+-- (PL/pgSQL plans a trigger function per table, so each branch sees its own table's row.)
+CREATE FUNCTION "search_document_own"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  NEW."searchText" := order_search_document(NEW);
+  CASE TG_TABLE_NAME
+    WHEN 'Order' THEN NEW."searchText" := order_search_document(NEW);
+    WHEN 'Return' THEN NEW."searchText" := return_search_document(NEW);
+    WHEN 'Customer' THEN NEW."searchText" := customer_search_document(NEW);
+    WHEN 'Product' THEN NEW."searchText" := product_search_document(NEW);
+  END CASE;
   RETURN NEW;
 END
 $$;
 CREATE TRIGGER "Order_search" BEFORE INSERT OR UPDATE OF name, "externalId", "customerEmail", "customerName", "customerFirstName",
-  "customerLastName", "customerPhone", tags ON "Order" FOR EACH ROW EXECUTE FUNCTION "order_search_own"();
-
-CREATE FUNCTION "return_search_own"() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  NEW."searchText" := return_search_document(NEW);
-  RETURN NEW;
-END
-$$;
+  "customerLastName", "customerPhone", tags ON "Order" FOR EACH ROW EXECUTE FUNCTION "search_document_own"();
 CREATE TRIGGER "Return_search" BEFORE INSERT OR UPDATE OF "orderId", "externalReferenceId", "trackingNumber", carrier, "customerEmail",
-  "customerFirstName", "customerLastName", tags ON "Return" FOR EACH ROW EXECUTE FUNCTION "return_search_own"();
-
-CREATE FUNCTION "customer_search_own"() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  NEW."searchText" := customer_search_document(NEW);
-  RETURN NEW;
-END
-$$;
+  "customerFirstName", "customerLastName", tags ON "Return" FOR EACH ROW EXECUTE FUNCTION "search_document_own"();
 CREATE TRIGGER "Customer_search" BEFORE INSERT OR UPDATE OF email, "firstName", "lastName", name, "phoneNumbers"
-  ON "Customer" FOR EACH ROW EXECUTE FUNCTION "customer_search_own"();
-
-CREATE FUNCTION "product_search_own"() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  NEW."searchText" := product_search_document(NEW);
-  RETURN NEW;
-END
-$$;
+  ON "Customer" FOR EACH ROW EXECUTE FUNCTION "search_document_own"();
 CREATE TRIGGER "Product_search" BEFORE INSERT OR UPDATE OF title, sku, upc, barcodes, vendor, tags
-  ON "Product" FOR EACH ROW EXECUTE FUNCTION "product_search_own"();
+  ON "Product" FOR EACH ROW EXECUTE FUNCTION "search_document_own"();
 
 -- Rows of other tables that a document includes (an order's lines, a return's items, a
 -- customer's custom fields, a product's option values) rewrite their parents' documents once
