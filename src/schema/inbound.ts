@@ -9,7 +9,7 @@ import * as inbound from '../domain/inbound.ts';
 import { builder } from './builder.ts';
 import { perRequest, storeIdOf, type GraphQLContext } from './context.ts';
 import { keysetConnection } from './keyset.ts';
-import { connectionNodeQuery, fieldQuery, keysetSortOf, registerNode, timeRange, type SortKeyDefinition } from './node.ts';
+import { connectionNodeQuery, fieldQuery, keysetSortOf, PRISMA_CURSORS, registerNode, timeRange, type SortKeyDefinition } from './node.ts';
 import { PurchaseOrder, PurchaseOrderConnection } from './purchasing.ts';
 import { money, Money } from './scalars.ts';
 import { payloadType, withUserErrors } from './userErrors.ts';
@@ -141,6 +141,7 @@ export const InboundShipment = builder.prismaObject('InboundShipment', {
         type: PurchaseOrder,
         description: 'Purchase orders the shipment fulfills, by name A-Z. Requires inventory_read',
         authScopes: { scope: 'inventory_read' },
+        extensions: PRISMA_CURSORS,
         select: (args, ctx, nestedSelection) => ({
           purchaseOrders: shipmentPurchaseOrders.getQuery(args, ctx, (selection) => nestedSelection(selection, PURCHASE_ORDER_NODE_PATHS as never)),
         }),

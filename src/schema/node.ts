@@ -44,6 +44,9 @@ function requireScope(ctx: GraphQLContext, scope: Scope, what: string): void {
   }
 }
 
+/** The extensions of a connection field built with plugin-prisma's connection helpers: it pages with plugin-prisma cursors. */
+export const PRISMA_CURSORS = { prismaCursors: true } as const;
+
 function badInput(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
 }
@@ -58,8 +61,9 @@ function checkNestedField(field: GraphQLField<unknown, unknown>, node: FieldNode
   }
   if (Object.keys(args).length === 0) return;
   checkConnectionArgs(args, ctx.maxPageSize);
-  // A relation connection (plugin-prisma's relatedConnection) pages with plugin-prisma cursors; the others check their own.
-  if (!field.extensions?.pothosPrismaRelationField) return;
+  // A relation connection (plugin-prisma's relatedConnection, or one built with its connection helpers and
+  // marked PRISMA_CURSORS) pages with plugin-prisma cursors; the others check their own.
+  if (!field.extensions?.pothosPrismaRelationField && !field.extensions?.prismaCursors) return;
   for (const cursor of [args.before, args.after]) {
     if (cursor === undefined || cursor === null) continue;
     try {

@@ -139,6 +139,18 @@ describe('page sizes', () => {
     const shipment = await server.db.prisma.inboundShipment.findUniqueOrThrow({ where: { id: ids.shipmentId } });
     expect(shipment.status).toBe('PENDING');
   });
+
+  it('refuses a malformed cursor of a shipment\'s purchase orders (built with the connection helpers) in a mutation payload before writing', async () => {
+    const result = await graphql(
+      server,
+      store.secret,
+      `mutation($id: ID!) { inboundShipmentCancel(id: $id) { inboundShipment { purchaseOrders(after: "null") { nodes { id } } } userErrors { code } } }`,
+      { id: ids.shipmentId },
+    );
+    expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
+    const shipment = await server.db.prisma.inboundShipment.findUniqueOrThrow({ where: { id: ids.shipmentId } });
+    expect(shipment.status).toBe('PENDING');
+  });
 });
 
 interface Page {
