@@ -589,19 +589,19 @@ interface CustomerReturnRow extends ReturnRow {
 const digitsOf = (phone: string) => phone.replace(/\D/g, '');
 
 /**
- * The search that finds a customer's orders and returns: its e-mail, else its phone numbers.
- * A search term matches a part of the field, so `mine` then keeps only what is exactly the
- * customer's (ada@example.com also finds nada@example.com).
+ * The search that finds a customer's orders and returns: its e-mail (a whole address finds
+ * exactly that address), else its phone numbers. A phone term matches a part of a number, so
+ * `mine` then keeps only the customer's own numbers.
  */
-function activitySearch(customer: CustomerDetail): { q: string; mine(email: string | null | undefined, phone: string | null | undefined): boolean } | null {
+function activitySearch(customer: CustomerDetail): { q: string; mine?(phone: string | null | undefined): boolean } | null {
   const email = customer.email?.toLowerCase();
-  if (email) return { q: searchTerm('email', email), mine: (other) => other?.toLowerCase() === email };
+  if (email) return { q: searchTerm('email', email) };
   const phones = customer.phoneNumbers.map(digitsOf).filter((digits) => digits.length >= 7);
   if (phones.length === 0) return null;
   return {
     q: customer.phoneNumbers.slice(0, 10).map((phone) => searchTerm('phone', phone)).join(' OR '),
     // A number stored with its country code matches one stored without it.
-    mine: (_email, phone) => {
+    mine: (phone) => {
       const digits = phone ? digitsOf(phone) : '';
       return digits.length >= 7 && phones.some((own) => own.endsWith(digits) || digits.endsWith(own));
     },
@@ -625,10 +625,9 @@ async function customerPage(req: DashboardRequest, id: string): Promise<DoorResp
   const activity = search
     ? await run<{ orders: Connection<OrderRow>; returns: Connection<CustomerReturnRow> }>(req, ops.customerActivity, { q: search.q })
     : { orders: { nodes: [], pageInfo: { hasNextPage: false, endCursor: null } }, returns: { nodes: [], pageInfo: { hasNextPage: false, endCursor: null } } };
-  const orders = activity.orders.nodes.filter((o) => search?.mine(o.submittedCustomer?.email, o.submittedCustomer?.phoneNumber));
-  const returns = activity.returns.nodes.filter(
-    (r) => search?.mine(r.customerEmail, null) || search?.mine(r.order?.submittedCustomer?.email, r.order?.submittedCustomer?.phoneNumber),
-  );
+  const mine = search?.mine;
+  const orders = mine ? activity.orders.nodes.filter((o) => mine(o.submittedCustomer?.phoneNumber)) : activity.orders.nodes;
+  const returns = mine ? activity.returns.nodes.filter((r) => mine(r.order?.submittedCustomer?.phoneNumber)) : activity.returns.nodes;
   const more = (list: string, connection: Connection<unknown>) =>
     search ? html`<p>${connection.pageInfo.hasNextPage ? 'The 50 newest are shown. ' : ''}<a href="/admin/${list}?${new URLSearchParams({ q: search.q }).toString()}">Search ${list} for this customer</a></p>` : '';
   const location = customer.location;

@@ -130,6 +130,13 @@ describe('orders', () => {
     expect(await find('orders', 'zoe', other.secret)).toHaveLength(1);
     expect(await find('orders', 'zoe', other.secret)).not.toContain(ids.zoe);
   });
+
+  it('email: with a whole address finds that address in any case, not one that contains it', async () => {
+    const nada = await createOrder(server.db.prisma, store.storeId, order('SHOP-7004', { email: 'nada@example.com' }, [{ sku: 'MUG-02', title: 'Enamel Mug' }]));
+    expect(await find('orders', 'email:ADA@example.com')).toEqual([ids.ada]);
+    expect(await find('orders', 'email:ada@example')).toEqual(sorted(ids.ada, nada.id));
+    expect(await find('returns', 'email:ada@example.com')).toEqual([ids.adaReturn]);
+  });
 });
 
 describe('returns', () => {

@@ -47,6 +47,9 @@ function textField(name: string, help: string, narrow: (value: string, storeId: 
 
 const folded = (value: string) => ({ containsFolded: value });
 
+/** A whole address (someone@host.tld) is that address, any case; anything else is a part of one. */
+const emailMatch = (value: string) => (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value) ? { equalsFolded: value } : folded(value));
+
 function onlyEquals(comparison: Comparison, term: string): void {
   if (comparison !== '=') refuse(term, 'only dates and amounts take > >= < <=');
 }
@@ -164,7 +167,7 @@ const ORDER_FIELDS: SearchField[] = [
   exactField('name', 'the order name, with or without # (name:1001)', (value) => ({ name: { in: orderNames(value) } })),
   exactField('id', 'our order id (ord_...)', (value) => ({ id: value })),
   exactField('order_id', "the merchant's order id, exactly", (value) => ({ externalId: value })),
-  textField('email', "part of the shopper's e-mail", (value) => ({ customerEmail: folded(value) })),
+  textField('email', "the shopper's e-mail: a whole address exactly, or a part of one", (value) => ({ customerEmail: emailMatch(value) })),
   phoneField("the shopper's phone, however it is written"),
   textField('customer', "part of the shopper's name", customerNames),
   textField('sku', "part of a line's SKU", (value) => ({ lineItems: { some: { sku: folded(value) } } })),
@@ -186,8 +189,8 @@ const RETURN_FIELDS: SearchField[] = [
   exactField('id', 'the return: its id (24 hex digits) or its number', (value) => ({
     OR: [{ id: value }, ...(/^\d{1,9}$/.test(value) ? [{ number: Number(value) }] : [])],
   })),
-  textField('email', "part of the shopper's e-mail", (value, storeId) => ({
-    OR: [{ customerEmail: folded(value) }, onOrder(storeId, { customerEmail: folded(value) })],
+  textField('email', "the shopper's e-mail: a whole address exactly, or a part of one", (value, storeId) => ({
+    OR: [{ customerEmail: emailMatch(value) }, onOrder(storeId, { customerEmail: emailMatch(value) })],
   })),
   phoneField("the shopper's phone (the order's), however it is written"),
   textField('customer', "part of the shopper's name", (value, storeId) => ({
@@ -212,7 +215,7 @@ const RETURN_FIELDS: SearchField[] = [
 
 const CUSTOMER_FIELDS: SearchField[] = [
   exactField('id', 'our customer id (cus_...)', (value) => ({ id: value })),
-  textField('email', 'part of the e-mail', (value) => ({ email: folded(value) })),
+  textField('email', 'the e-mail: a whole address exactly, or a part of one', (value) => ({ email: emailMatch(value) })),
   textField('name', 'part of the first, last or display name', (value) => ({
     OR: [{ name: folded(value) }, { firstName: folded(value) }, { lastName: folded(value) }],
   })),
