@@ -6,27 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, createProductFamily } from '../../src/domain/catalog.ts';
 import { upsertCustomer } from '../../src/domain/customers.ts';
 import { adjustInventory, createLocation } from '../../src/domain/inventory.ts';
-import { createOrder, type OrderInput } from '../../src/domain/orders.ts';
+import { createOrder } from '../../src/domain/orders.ts';
 import { createReturn, importReturns, setReturnLabel, flagReturn } from '../../src/domain/returns.ts';
 import { call, createTestStore, graphql, linkFulfillmentService, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
+import { orderInput as order } from '../support/orderInput.ts';
 import { query } from './fixtures.ts';
 
 let server: TestServer;
 let store: TestStore;
 let other: TestStore;
 const ids: Record<string, string> = {};
-
-function order(orderId: string, customer: OrderInput['customer'], lines: { sku: string; title: string }[], extra: Partial<OrderInput> = {}): OrderInput {
-  return {
-    orderId,
-    createdAt: '2026-10-01T10:00:00Z',
-    customer,
-    currency: 'USD',
-    totalPrice: '50',
-    lineItems: lines.map((line, i) => ({ id: `${orderId}-L${i}`, productId: `ext-${line.sku}`, title: line.title, quantity: 2, sku: line.sku, price: '20' })),
-    ...extra,
-  };
-}
 
 beforeAll(async () => {
   server = await startTestServer();

@@ -13,6 +13,7 @@ import { adjustInventory, createLocation } from '../../src/domain/inventory.ts';
 import { createOrder, type OrderInput } from '../../src/domain/orders.ts';
 import { createReturn, flagReturn } from '../../src/domain/returns.ts';
 import { launchBrowser, openWatchedPage, screenshot } from '../support/browser.ts';
+import { orderInput } from '../support/orderInput.ts';
 import { createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { createUser, PASSWORD, signedIn, type WebClient } from './helpers.ts';
 
@@ -23,17 +24,9 @@ let other: TestStore;
 let web: WebClient;
 const ids: Record<string, string> = {};
 
-function order(orderId: string, customer: OrderInput['customer'], locationId: string, lines: { sku: string; title: string; quantity: number }[]): OrderInput {
-  return {
-    orderId,
-    createdAt: '2026-10-01T10:00:00Z',
-    customer,
-    currency: 'USD',
-    totalPrice: '50',
-    locationId,
-    lineItems: lines.map((line, i) => ({ id: `${orderId}-L${i}`, productId: `ext-${line.sku}`, title: line.title, quantity: line.quantity, sku: line.sku, price: '20' })),
-  };
-}
+/** An order at `locationId` (its lines commit stock there). */
+const order = (orderId: string, customer: OrderInput['customer'], locationId: string, lines: { sku: string; title: string; quantity: number }[]) =>
+  orderInput(orderId, customer, lines, { locationId });
 
 async function firstLine(orderId: string): Promise<string> {
   return (await server.db.prisma.orderLineItem.findFirstOrThrow({ where: { orderId } })).id;
