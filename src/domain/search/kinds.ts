@@ -32,17 +32,22 @@ function refuse(term: string, message: string): never {
 /** The document holds the folded word. */
 const inDocument = (text: string): Where => ({ searchText: { contains: text } });
 
-/** A folded part of a word of the field, found through the document first. */
-function textField(name: string, help: string, narrow: (value: string, storeId: string) => Where): SearchField {
+/** A field that takes no comparison (`field:value` only). */
+function equalityField(name: string, kind: FieldKind, help: string, where: (value: string, storeId: string) => Where): SearchField {
   return {
     name,
-    kind: 'text',
+    kind,
     help,
     where: (value, comparison, term, storeId) => {
       onlyEquals(comparison, term);
-      return { AND: [inDocument(value), narrow(value, storeId)] };
+      return where(value, storeId);
     },
   };
+}
+
+/** A folded part of a word of the field, found through the document first. */
+function textField(name: string, help: string, narrow: (value: string, storeId: string) => Where): SearchField {
+  return equalityField(name, 'text', help, (value, storeId) => ({ AND: [inDocument(value), narrow(value, storeId)] }));
 }
 
 const folded = (value: string) => ({ containsFolded: value });
@@ -55,15 +60,7 @@ function onlyEquals(comparison: Comparison, term: string): void {
 }
 
 function exactField(name: string, help: string, where: (value: string, storeId: string) => Where): SearchField {
-  return {
-    name,
-    kind: 'exact',
-    help,
-    where: (value, comparison, term, storeId) => {
-      onlyEquals(comparison, term);
-      return where(value, storeId);
-    },
-  };
+  return equalityField(name, 'exact', help, where);
 }
 
 /** `2026-11-01` (that whole day, UTC) or an ISO 8601 time; `>` a day means after it. */
@@ -124,15 +121,7 @@ function orderNames(value: string): string[] {
   return value.startsWith('#') ? [value, value.slice(1)] : [value, `#${value}`];
 }
 
-const phoneField = (help: string): SearchField => ({
-  name: 'phone',
-  kind: 'text',
-  help,
-  where: (value, comparison, term) => {
-    onlyEquals(comparison, term);
-    return phoneWhere(value);
-  },
-});
+const phoneField = (help: string): SearchField => equalityField('phone', 'text', help, (value) => phoneWhere(value));
 
 /** A phone number's digits in the document (where phones are also written as digits), or the text as typed. */
 function phoneWhere(raw: string): Where {
@@ -258,15 +247,7 @@ const INVENTORY_LEVEL_FIELDS: SearchField[] = [
     where: (value: string, comparison: Comparison, term: string, storeId: string) => onProduct(f.where(value, comparison, term, storeId)),
   })),
   exactField('location_id', 'the location (loc_...)', (value) => ({ locationId: value })),
-  {
-    name: 'location',
-    kind: 'text',
-    help: "part of the location's name",
-    where: (value, comparison, term) => {
-      onlyEquals(comparison, term);
-      return { location: { is: { name: folded(value) } } };
-    },
-  },
+  equalityField('location', 'text', "part of the location's name", (value) => ({ location: { is: { name: folded(value) } } })),
 ];
 
 const FIELDS: Record<SearchKind, SearchField[]> = {
