@@ -21,6 +21,7 @@ import { configureOperationExecution } from './schema/execute.ts';
 import { databaseFailure } from './db/failures.ts';
 import { inRequestSpan, type ServedRequest } from './telemetry.ts';
 import { createLiveFeed } from './live/feed.ts';
+import { inRequestScope } from './domain/requestScope.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -253,7 +254,7 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
     const started = performance.now();
     let response: DoorResponse;
     try {
-      response = await door.handle(request);
+      response = await inRequestScope({ requestId, door: door.name }, () => door.handle(request));
     } catch (error) {
       response = failedResponse(door, error, { url, requestId });
     }

@@ -7,6 +7,7 @@ import type { LiveAccess } from '../live/feed.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { trace } from '@opentelemetry/api';
 import { ATTR_STORE_ID } from '../telemetry.ts';
+import { identifyActor, type Actor } from '../domain/requestScope.ts';
 
 export type Door = 'v3' | 'rest' | 'compat' | 'web' | 'internal';
 
@@ -40,8 +41,16 @@ export function createContext(input: {
   live?: LiveAccess;
 }): GraphQLContext {
   // Every door hands its resolved caller over here, so this is where the request's span learns the store.
-  if (input.auth) trace.getActiveSpan()?.setAttribute(ATTR_STORE_ID, input.auth.store.id);
+  if (input.auth) {
+    trace.getActiveSpan()?.setAttribute(ATTR_STORE_ID, input.auth.store.id);
+    identifyActor(actorOf(input.auth));
+  }
   return { ...input, prisma: input.db.prisma, reads: input.db.reads, maxPageSize: MAX_PAGE_SIZE[input.door], cache: new Map() };
+}
+
+function actorOf(auth: AuthContext): Actor {
+  if (auth.merchantUser) return { kind: 'merchant_user', id: auth.merchantUser.id, email: auth.merchantUser.email };
+  return { kind: 'api_client', id: auth.client.id, name: auth.client.name };
 }
 
 /** A per-request value (typically a DataLoader) created on first use. */
