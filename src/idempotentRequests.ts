@@ -1,0 +1,164 @@
+// Idempotency-Key on every write of every API door, built once here where every request
+// passes (draft-ietf-httpapi-idempotency-key-header-07, with Stripe's behaviour):
+// - the first request with a key runs inside one transaction that also stores its answer
+//   (status, the headers that matter, the exact body bytes), so a crash cannot keep the
+//   write without its answer or the answer without its write;
+// - the same client sending the same request with that key again gets that answer again,
+//   byte for byte, with `Idempotent-Replayed: true`, and nothing runs;
+// - the same key with a different request (method, target, content type or body) is 422;
+// - a duplicate arriving while the first is still running waits for it (a transaction-scoped
+//   advisory lock on the key, so it holds across instances), then is answered with the first
+//   one's answer; if the first takes longer than the wait, 409 with Retry-After;
+// - only answers of requests that were carried out (below 400) are kept: a refused request
+//   wrote nothing, so sending it again with the same key runs it again;
+// - keys belong to the API client and are kept KEY_LIFETIME_HOURS, then pruned.
+import crypto from 'node:crypto';
+import { header, type Door, type DoorRequest, type DoorResponse } from './door.ts';
+import type { Database } from './db/database.ts';
+import { inRequestTransaction } from './db/requestTransaction.ts';
+import type { Logger } from './logger.ts';
+
+export const IDEMPOTENCY_KEY = 'Idempotency-Key';
+export const REPLAYED = 'Idempotent-Replayed';
+export const KEY_LIFETIME_HOURS = 24;
+const MAX_KEY_LENGTH = 255;
+/** How long a duplicate waits for the first request with its key before it is told to retry. */
+const DUPLICATE_WAIT_MS = 10_000;
+/** A request holding a key gets this long, like the domain's own transactions plus the answer. */
+const REQUEST_TIMEOUT_MS = 60_000;
+const CONFLICT_RETRY_AFTER_SECONDS = 1;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Headers that describe this delivery of the answer, not the answer: a replay gets its own. */
+const NOT_REPLAYED = /^(x-request-id|date|connection|keep-alive|transfer-encoding|content-length|content-encoding|vary|x-ratelimit-.*|ratelimit(-policy)?|retry-after)$/i;
+
+/** The rules as every interface document states them (both OpenAPI documents and the SDL). */
+export const IDEMPOTENCY_KEY_RULES =
+  `Every write takes an ${IDEMPOTENCY_KEY} header (1 to ${MAX_KEY_LENGTH} printable ASCII characters, bare or as a quoted structured-field string). ` +
+  `Sent again by the same API client with the same request (method, target, content type and body) within ${KEY_LIFETIME_HOURS} hours, it is ` +
+  `answered with the first answer (same status, body bytes and headers, plus \`${REPLAYED}: true\`) and nothing is written again; with a ` +
+  `different request it is refused with 422. A duplicate sent while the first request with its key still runs waits for it (up to ` +
+  `${DUPLICATE_WAIT_MS / 1000} s, then 409 with Retry-After). Only answers below 400 are kept: a refused request wrote nothing, so it may be ` +
+  'sent again with the same key.';
+
+/** Visible printable ASCII (a structured-field string without its quotes may also hold spaces), 1 to 255 characters. */
+const KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
+
+type ParsedKey = { ok: true; key: string } | { ok: false; message: string };
+
+/** The header as the draft writes it (a quoted structured-field string) or bare, as Stripe's clients send it. */
+export function parseIdempotencyKey(value: string): ParsedKey {
+  const quoted = /^"((?:[^"\\]|\\["\\])*)"$/.exec(value.trim());
+  const key = quoted ? quoted[1].replace(/\\(["\\])/g, '$1') : value.trim();
+  if (!KEY_SHAPE.test(key)) return { ok: false, message: `${IDEMPOTENCY_KEY} must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters` };
+  return { ok: true, key };
+}
+
+interface StoredAnswer {
+  fingerprint: string;
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
+/** Thrown inside the transaction to end it without keeping anything, carrying what to answer. */
+class Unkept {
+  constructor(readonly response: DoorResponse) {}
+}
+
+function fingerprintOf(request: DoorRequest): string {
+  return crypto
+    .createHash('sha256')
+    .update(`${request.method} ${request.url.pathname}${request.url.search}\n${header(request, 'content-type') ?? ''}\n`)
+    .update(request.body)
+    .digest('hex');
+}
+
+function replayedHeaders(headers: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => !NOT_REPLAYED.test(name)));
+}
+
+function replay(stored: StoredAnswer): DoorResponse {
+  return { status: stored.status, headers: { ...stored.headers, [REPLAYED.toLowerCase()]: 'true' }, body: Buffer.from(stored.body) };
+}
+
+/** Lock wait ran out (PostgreSQL's lock_timeout). */
+const isLockTimeout = (error: unknown) => /55P03|lock timeout/i.test(String((error as { code?: string; message?: string })?.code ?? '') + String((error as Error)?.message ?? ''));
+
+export interface IdempotentRequests {
+  /** Answers the request, through `run` or from the answer kept for its key. */
+  answer(door: Door, request: DoorRequest, run: () => Promise<DoorResponse>): Promise<DoorResponse>;
+}
+
+export function createIdempotentRequests({ db, logger }: { db: Database; logger: Logger }): IdempotentRequests {
+  const lockTimeout = db.kind === 'postgresql' ? `SET LOCAL lock_timeout = ${DUPLICATE_WAIT_MS}` : undefined;
+
+  async function answer(door: Door, request: DoorRequest, run: () => Promise<DoorResponse>): Promise<DoorResponse> {
+    const value = header(request, IDEMPOTENCY_KEY);
+    if (value === undefined || SAFE_METHODS.has(request.method) || door.ownsIdempotencyKey?.(request)) return run();
+    const parsed = parseIdempotencyKey(value);
+    if (!parsed.ok) return door.reject(400, parsed.message, request);
+    const caller = await door.caller(request);
+    // Without a caller the door answers 401/403 itself; keys belong to API clients.
+    if (!caller) return run();
+    const { key } = parsed;
+    const clientId = caller.client.id;
+    const fingerprint = fingerprintOf(request);
+    try {
+      return await inRequestTransaction(
+        db.prisma,
+        async (tx) => {
+          if (lockTimeout) await tx.$executeRawUnsafe(lockTimeout);
+          await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended(${`${clientId}\n${key}`}, 0))`;
+          // The wait bound is for a duplicate's wait only; the request's own work waits for its locks as it always does.
+          if (lockTimeout) await tx.$executeRawUnsafe('SET LOCAL lock_timeout TO DEFAULT');
+          const [kept] = await tx.$queryRaw<StoredAnswer[]>`
+            SELECT fingerprint, status, headers, body FROM "IdempotentRequest"
+            WHERE "clientId" = ${clientId} AND key = ${key} AND "expiresAt" > now()`;
+          if (kept) {
+            if (kept.fingerprint !== fingerprint) {
+              throw new Unkept(door.reject(422, `the ${IDEMPOTENCY_KEY} "${key}" was already used with a different request`, request));
+            }
+            throw new Unkept(replay(kept));
+          }
+          const response = await run();
+          if (response.status >= 400) throw new Unkept(response);
+          // A streamed answer (a subscription sent as POST) is not a write's answer: what ran is kept, the stream is not.
+          if (response.stream) return response;
+          const headers = replayedHeaders(response.headers);
+          const body = Buffer.from(response.body ?? '');
+          await tx.$executeRaw`
+            INSERT INTO "IdempotentRequest" ("clientId", key, "storeId", fingerprint, status, headers, body, "expiresAt")
+            VALUES (${clientId}, ${key}, ${caller.store.id}, ${fingerprint}, ${response.status}, ${JSON.stringify(headers)}::jsonb, ${body},
+                    now() + make_interval(hours => ${KEY_LIFETIME_HOURS}))
+            ON CONFLICT ("clientId", key) DO UPDATE SET
+              "storeId" = EXCLUDED."storeId", fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,
+              headers = EXCLUDED.headers, body = EXCLUDED.body, "createdAt" = now(), "expiresAt" = EXCLUDED."expiresAt"`;
+          return response;
+        },
+        { timeoutMs: REQUEST_TIMEOUT_MS },
+      );
+    } catch (error) {
+      if (error instanceof Unkept) return error.response;
+      if (isLockTimeout(error)) {
+        logger.warn('a request waited too long for an earlier one with its Idempotency-Key', { requestId: request.requestId, door: door.name });
+        const refused = door.reject(409, `a request with the ${IDEMPOTENCY_KEY} "${key}" is still being processed; retry shortly`, request);
+        return { ...refused, headers: { ...refused.headers, 'retry-after': String(CONFLICT_RETRY_AFTER_SECONDS) } };
+      }
+      throw error;
+    }
+  }
+
+  return { answer };
+}
+
+/** Removes the keys past their lifetime, a batch per statement so no statement holds many row locks; returns how many. */
+export async function pruneExpiredIdempotentRequests(db: Database, batch = 5_000): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const deleted = await db.prisma.$executeRaw`
+      DELETE FROM "IdempotentRequest" WHERE ctid IN (
+        SELECT ctid FROM "IdempotentRequest" WHERE "expiresAt" <= now() LIMIT ${batch})`;
+    removed += deleted;
+    if (deleted < batch) return removed;
+  }
+}
