@@ -1,0 +1,207 @@
+// Validators and 304 Not Modified for every GET that reads data (RFC 9110 §8.8.3, §13.1.2,
+// §15.4.5), built once here where every request passes (server.ts), so polling an unchanged
+// answer costs an authentication (cached) and one indexed read instead of the answer.
+//
+// - The validator is a strong ETag made from what the answer is a function of: the change
+//   counters of the caller's store and of the stores linked to it (db/storeChanges.ts; every
+//   committed write raises them, by triggers in its own transaction), the caller (API client,
+//   merchant user, store, scopes), the method and target, the request headers the answer
+//   varies by (Accept, the coding Accept-Encoding chooses, Host and X-Forwarded-* that page
+//   links are built from), the calendar month (what is "pending" on an invoice) and the code
+//   that answers. It is an HMAC under the service's secret, so no one can make a tag the
+//   service did not hand out, and two callers or two requests never share one.
+// - The counters are read BEFORE the door reads the data: a write committing in between makes
+//   the tag older than the answer (the next poll gets the answer again), never newer.
+// - `If-None-Match` with the current tag is answered 304 without running the door (and so
+//   without counting against the rate limit, as GitHub does); `*` is answered 304 when the
+//   door answers 200. The comparison is the weak one (§13.1.2), so `W/"x"` matches `"x"`.
+// - Only a 200 gets a tag, with `Cache-Control: private, no-cache` (clients revalidate, no
+//   shared cache keeps a store's data) and `Vary`; a 304 carries the same three (§15.4.5).
+//   A streamed answer gets them in its head. Left alone: answers whose door set its own
+//   Cache-Control (a window ending now changes with the clock, not with writes: the compat
+//   list), event streams, and GraphQL answers reporting errors (a transient failure must not be
+//   kept as the answer).
+// - With read replicas (db/replicas.ts) the counters, read on the primary, may count writes a
+//   replica has not replayed yet: an answer read there would be older than its validator and
+//   would then be kept as current. So a validated GET reads on the primary (readsOnPrimary)
+//   until its reads can be held to a replica that has replayed as far as its counters.
+// - Not known without reading the database: whether another instance wrote. The live
+//   announcements cover only some events, and notifying every write would serialise every
+//   commit of the database on PostgreSQL's notification queue, so the counter is read each time.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AuthContext } from './auth/authenticate.ts';
+import { negotiateEncoding } from './compression.ts';
+import type { Database } from './db/database.ts';
+import { readsOnPrimary } from './db/replicas.ts';
+import { readStoreChanges } from './db/storeChanges.ts';
+import { header, type Door, type DoorRequest, type DoorResponse } from './door.ts';
+
+export const VALIDATED_CACHE_CONTROL = 'private, no-cache';
+
+/** How a client polls with validators, as the API documents say it. */
+export const CONDITIONAL_REQUEST_RULES =
+  'Send the ETag of an earlier answer to ask whether it changed: `304 Not Modified` with no body (and that ETag) means the ' +
+  'answer you hold is current. Such a poll costs the service far less than the answer and is not counted against the rate ' +
+  'limit. Any write that changes the answer, through any door and on any instance, changes its ETag before the write is ' +
+  'answered. A weak tag (`W/"..."`) and a list of tags are accepted; `*` asks whether there is an answer at all.';
+/** What a validated answer varies by besides its target: who asks, in which media type and coding. */
+const VARY = ['Authorization', 'Accept', 'Accept-Encoding'];
+/** The compat door also takes its secret from this header. */
+const COMPAT_CREDENTIALS = 'X-Authorization';
+/** Request headers an answer is built from besides the ones it varies by: page links name the host the client addressed. */
+const ORIGIN_HEADERS = ['host', 'x-forwarded-host', 'x-forwarded-proto'];
+/** Headers a 304 repeats from the 200 it stands for (RFC 9110 §15.4.5). */
+const NOT_MODIFIED_HEADERS = ['etag', 'cache-control', 'vary', 'content-location', 'expires'];
+
+export interface ConditionalRequests {
+  /** `handle`'s answer, with a validator where it is a 200 of a GET, or 304 when the client's copy is current. */
+  answer(door: Door, request: DoorRequest, handle: () => Promise<DoorResponse>): Promise<DoorResponse>;
+}
+
+/** What If-None-Match asks: any current answer, or one of these opaque tags (quotes included). */
+type Condition = { any: true } | { any: false; tags: Set<string> };
+
+/** One list element: `W/"x"`, `"x"` or nothing (RFC 9110 §5.6.1 allows empty ones), then a comma or the end. */
+const ENTITY_TAG = /\s*(?:(?:W\/)?("[\x21\x23-\x7e\x80-\xff]*")\s*)?(?:,|$)/y;
+
+/** If-None-Match, or undefined when absent or malformed (a malformed precondition is ignored). */
+export function parseIfNoneMatch(value: string | undefined): Condition | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (value.trim() === '*') return { any: true };
+  const tags = new Set<string>();
+  ENTITY_TAG.lastIndex = 0;
+  while (ENTITY_TAG.lastIndex < value.length) {
+    const at = ENTITY_TAG.lastIndex;
+    const match = ENTITY_TAG.exec(value);
+    if (!match || ENTITY_TAG.lastIndex === at) return undefined;
+    if (match[1]) tags.add(match[1]);
+  }
+  return tags.size > 0 ? { any: false, tags } : undefined;
+}
+
+let codeVersion: string | undefined;
+
+/**
+ * The code that answers: the build's source hash (dist/build-info.json, written by
+ * tools/build), or, running from source, a hash of the source files. Other code may answer
+ * the same data differently, so a deployment must change every validator.
+ */
+function answeringCode(): string {
+  if (codeVersion !== undefined) return codeVersion;
+  const dir = path.dirname(fileURLToPath(import.meta.url));
+  try {
+    codeVersion = (JSON.parse(fs.readFileSync(path.join(dir, 'build-info.json'), 'utf8')) as { sourceHash: string }).sourceHash;
+  } catch {
+    const hash = crypto.createHash('sha256');
+    const files = fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    for (const file of files.map((entry) => path.join(entry.parentPath, entry.name)).sort()) {
+      hash.update(path.relative(dir, file)).update('\0').update(fs.readFileSync(file)).update('\0');
+    }
+    codeVersion = hash.digest('hex');
+  }
+  return codeVersion;
+}
+
+function headerNamed(headers: Record<string, string> | undefined, name: string): string | undefined {
+  const key = Object.keys(headers ?? {}).find((k) => k.toLowerCase() === name);
+  return key === undefined ? undefined : headers![key];
+}
+
+function withoutHeader(headers: Record<string, string> | undefined, name: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).filter(([key]) => key.toLowerCase() !== name));
+}
+
+/** A GraphQL answer (a JSON object) that reports errors at its top level. */
+function reportsErrors(response: DoorResponse): boolean {
+  if (response.body === undefined || !/json/i.test(headerNamed(response.headers, 'content-type') ?? '')) return false;
+  const body = typeof response.body === 'string' ? response.body : response.body.toString('utf8');
+  if (!body.includes('"errors"')) return false;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && 'errors' in parsed;
+  } catch {
+    return false;
+  }
+}
+
+/** A 200 the validator may stand for (see the top of this file for what is left alone). */
+function validatable(response: DoorResponse): boolean {
+  if (response.status !== 200) return false;
+  if (headerNamed(response.headers, 'cache-control') !== undefined || headerNamed(response.headers, 'etag') !== undefined) return false;
+  if (/^text\/event-stream/i.test(headerNamed(response.headers, 'content-type') ?? '')) return false;
+  return !reportsErrors(response);
+}
+
+/** Vary naming `names` besides what it named already. */
+function varying(headers: Record<string, string> | undefined, names: string[]): string {
+  const existing = (headerNamed(headers, 'vary') ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  if (existing.includes('*')) return '*';
+  const known = new Set(existing.map((name) => name.toLowerCase()));
+  return [...existing, ...names.filter((name) => !known.has(name.toLowerCase()))].join(', ');
+}
+
+export function createConditionalRequests({ db, secret }: { db: Database; secret: string }): ConditionalRequests {
+  /** The tag of the answer this request gets now. */
+  async function currentTag(caller: AuthContext, request: DoorRequest): Promise<string> {
+    const changes = await readStoreChanges(db.sql, caller.store.id);
+    const encoding = negotiateEncoding(request.headers['accept-encoding'] === undefined ? undefined : [request.headers['accept-encoding']].flat().join(','));
+    const parts = [
+      answeringCode(),
+      new Date().toISOString().slice(0, 7),
+      changes.map(({ storeId, changes: sum }) => `${storeId}=${sum}`).join(','),
+      caller.store.id,
+      caller.client.id,
+      caller.merchantUser?.id ?? '',
+      [...caller.scopes].sort().join(' '),
+      request.method,
+      request.url.pathname + request.url.search,
+      header(request, 'accept') ?? '',
+      encoding.coding ?? 'identity',
+      ...ORIGIN_HEADERS.map((name) => header(request, name) ?? ''),
+    ];
+    const mac = crypto.createHmac('sha256', secret);
+    for (const part of parts) mac.update(part).update('\0');
+    return `"${mac.digest('base64url').slice(0, 27)}"`;
+  }
+
+  const varyOf = (request: DoorRequest) => (header(request, COMPAT_CREDENTIALS) === undefined ? VARY : [...VARY, COMPAT_CREDENTIALS]);
+
+  function validated(response: DoorResponse, tag: string, request: DoorRequest): DoorResponse {
+    const headers = withoutHeader(response.headers, 'vary');
+    return { ...response, headers: { ...headers, etag: tag, 'cache-control': VALIDATED_CACHE_CONTROL, vary: varying(response.headers, varyOf(request)) } };
+  }
+
+  /** The 304 standing for `response` (a 200 with its validator headers). */
+  function notModified(response: DoorResponse): DoorResponse {
+    const headers: Record<string, string> = {};
+    for (const name of NOT_MODIFIED_HEADERS) {
+      const value = headerNamed(response.headers, name);
+      if (value !== undefined) headers[name] = value;
+    }
+    return { status: 304, headers };
+  }
+
+  return {
+    async answer(door, request, handle) {
+      if (request.method !== 'GET' || (header(request, 'accept') ?? '').includes('text/event-stream')) return handle();
+      const caller = await door.caller(request);
+      if (!caller) return handle();
+      const tag = await currentTag(caller, request);
+      const condition = parseIfNoneMatch([request.headers['if-none-match'] ?? []].flat().join(', ') || undefined);
+      if (condition && !condition.any && condition.tags.has(tag)) {
+        return notModified({ status: 200, headers: { etag: tag, 'cache-control': VALIDATED_CACHE_CONTROL, vary: varyOf(request).join(', ') } });
+      }
+      const response = await (db.replicas ? readsOnPrimary(handle) : handle());
+      const answer = validatable(response) ? validated(response, tag, request) : response;
+      if (condition?.any && answer.status === 200) {
+        // The answer exists, which is all `*` asks; its body is not sent.
+        await response.stream?.[Symbol.asyncIterator]().return?.();
+        return notModified(answer);
+      }
+      return answer;
+    },
+  };
+}
