@@ -23,7 +23,7 @@ export default tseslint.config(
         {
           ...graphqlPlugin.configs['flat/schema-recommended'].rules['@graphql-eslint/naming-convention'][1],
           // ApiScope's values are the scope names clients are issued and send (orders_read), as written everywhere else.
-          EnumValueDefinition: { style: 'UPPER_CASE', ignorePattern: '^[a-z]+(_[a-z]+)*_(read|write)$' },
+          EnumValueDefinition: { style: 'UPPER_CASE', ignorePattern: '^[a-z]+(_[a-z]+)*_(read|write|privacy)$' },
         },
       ],
       // Value objects (Money, addresses, results) have no identity of their own to give an id.

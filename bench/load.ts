@@ -16,8 +16,10 @@ export interface LoadRequest {
   url: string;
   method?: string;
   headers?: Record<string, string>;
-  /** Sent in turn, request after request (one body is sent every time). */
+  /** Sent in turn, request after request (one body is sent every time); `{{unique}}` in one is replaced by a value of its own each time. */
   bodies?: string[];
+  /** The status every answer must have (a 304 of a conditional request); by default any 2xx. */
+  status?: number;
 }
 
 interface Slice {
@@ -25,7 +27,9 @@ interface Slice {
   seconds: number;
   p50: number;
   p99: number;
-  non2xx: number;
+  /** Answers of another status than the request expects (by default, not 2xx). */
+  unexpected: number;
+  statuses: Record<string, number>;
   errors: number;
 }
 
@@ -59,13 +63,18 @@ async function autocannon(request: LoadRequest, connections: number, seconds: nu
     non2xx: number;
     errors: number;
     timeouts: number;
+    statusCodeStats: Record<string, { count: number }>;
   }>(WORKER, options);
+  const otherStatuses = Object.entries(result.statusCodeStats)
+    .filter(([status]) => Number(status) !== request.status)
+    .reduce((sum, [, { count }]) => sum + count, 0);
   return {
     requests: result.requests.total,
     seconds: result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    non2xx: result.non2xx,
+    unexpected: request.status === undefined ? result.non2xx : otherStatuses,
+    statuses: Object.fromEntries(Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, count])),
     errors: result.errors + result.timeouts,
   };
 }
@@ -82,6 +91,12 @@ export interface Measured {
   /** Median over the rounds of each round's median latency (ms). */
   p50: number;
   p99: number;
+  /**
+   * CPU time of this process per request (ms, user and system, every thread: zlib's pool
+   * too), over the measured slices: the server's, where it runs here and its database does
+   * not (PostgreSQL). The load generator runs in a process of its own.
+   */
+  cpuMsPerRequest: number;
 }
 
 export interface LoadOptions {
@@ -100,11 +115,15 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 export async function measureLoad(variants: readonly Variant[], options: LoadOptions): Promise<Measured[]> {
   for (const variant of variants) await checked(variant, await autocannon(variant.request, options.connections, options.warmupSeconds));
   const slices = new Map<string, Slice[]>(variants.map((v) => [v.name, []]));
+  const cpuMicros = new Map<string, number>(variants.map((v) => [v.name, 0]));
   const profiled = new Set(options.profile?.variants ?? []);
   for (let round = 0; round < options.rounds; round++) {
     for (const variant of variants) {
       const profile = round === 0 && profiled.has(variant.name) ? await startProfile() : undefined;
+      const cpuBefore = process.cpuUsage();
       const slice = await autocannon(variant.request, options.connections, options.seconds / options.rounds);
+      const cpu = process.cpuUsage(cpuBefore);
+      cpuMicros.set(variant.name, cpuMicros.get(variant.name)! + cpu.user + cpu.system);
       if (profile && options.profile) await profile.stop(path.join(options.profile.dir, `${options.profile.label}-${variant.name}.cpuprofile`));
       slices.get(variant.name)!.push(await checked(variant, slice));
     }
@@ -113,14 +132,18 @@ export async function measureLoad(variants: readonly Variant[], options: LoadOpt
     const runs = slices.get(name)!;
     const requests = runs.reduce((sum, s) => sum + s.requests, 0);
     const seconds = runs.reduce((sum, s) => sum + s.seconds, 0);
-    return { name, requests, rps: requests / seconds, p50: median(runs.map((s) => s.p50)), p99: median(runs.map((s) => s.p99)) };
+    const cpuMsPerRequest = cpuMicros.get(name)! / 1000 / requests;
+    return { name, requests, rps: requests / seconds, p50: median(runs.map((s) => s.p50)), p99: median(runs.map((s) => s.p99)), cpuMsPerRequest };
   });
 }
 
 async function checked(variant: Variant, slice: Slice): Promise<Slice> {
-  if (slice.non2xx > 0 || slice.errors > 0) {
+  if (slice.unexpected > 0 || slice.errors > 0) {
     const response = await fetch(variant.request.url, { method: variant.request.method, headers: variant.request.headers, body: variant.request.bodies?.[0] });
-    throw new Error(`${variant.name}: ${slice.non2xx} non-2xx answers and ${slice.errors} errors under load; one answer now: ${response.status} ${(await response.text()).slice(0, 300)}`);
+    const expected = variant.request.status ?? '2xx';
+    throw new Error(
+      `${variant.name}: ${slice.unexpected} answers other than ${expected} (${JSON.stringify(slice.statuses)}) and ${slice.errors} errors under load; one answer now: ${response.status} ${(await response.text()).slice(0, 300)}`,
+    );
   }
   return slice;
 }

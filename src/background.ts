@@ -1,16 +1,25 @@
 // Work that runs beside the HTTP server in each instance: the webhook dispatcher
-// (unless WEBHOOK_DISPATCHER=false) and periodic pruning of rate-limit windows and
-// of the webhook history older than WEBHOOK_RETENTION_DAYS.
+// (unless WEBHOOK_DISPATCHER=false), folding the store change counters (db/storeChanges.ts)
+// and periodic pruning of rate-limit windows, of the
+// webhook history older than WEBHOOK_RETENTION_DAYS and of the audit trail older than
+// AUDIT_RETENTION_DAYS. Each runs in a job scope of its own, so what it changes is recorded
+// in the audit trail as that job's.
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import { pruneWebState } from './auth/throttle.ts';
 import { configureWebhookAddressPolicy, webhookAddressPolicy } from './domain/webhooks.ts';
+import { pruneAuditTrail } from './domain/audit.ts';
+import { inRequestScope } from './domain/requestScope.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import { pruneWebhookHistory } from './webhooks/retention.ts';
+import { pruneExpiredIdempotentRequests } from './idempotentRequests.ts';
+import { foldStoreChanges } from './db/storeChanges.ts';
 
 const PRUNE_INTERVAL_MS = 60_000;
+/** Every writing transaction adds a change counter row; folded this often, a store's validator reads a few rows (db/storeChanges.ts). */
+const FOLD_INTERVAL_MS = 5_000;
 
 export interface BackgroundWork {
   stop(): Promise<void>;
@@ -32,29 +41,54 @@ export function startBackgroundWork({
   // Subscriptions written through this instance are checked with the same policy its dispatcher delivers with.
   configureWebhookAddressPolicy({ allowLoopback: config.webhooksAllowLoopback });
   const dispatcher = config.webhookDispatcher ? new WebhookDispatcher({ db, logger, policy: webhookAddressPolicy(), onAttempt: metrics?.webhookAttempt }) : undefined;
-  dispatcher?.start();
-  if (dispatcher) logger.info('webhook dispatcher started', { instanceId: dispatcher.instanceId, allowLoopback: config.webhooksAllowLoopback });
+  if (dispatcher) {
+    // Everything the dispatcher's loop and timers do carries this scope (AsyncLocalStorage follows them).
+    inRequestScope({ door: 'job', actor: { kind: 'job', name: 'webhook-dispatcher' } }, () => dispatcher.start());
+    logger.info('webhook dispatcher started', { instanceId: dispatcher.instanceId, allowLoopback: config.webhooksAllowLoopback });
+  }
 
   let pruning: Promise<void> | undefined;
   const pruneOnce = async () => {
     await pruneWebState(db.prisma).catch((error) => logger.warn('pruning sign-in throttles and sessions failed', { error }));
+    await pruneExpiredIdempotentRequests(db).catch((error) => logger.warn('pruning expired idempotency keys failed', { error }));
     const removed = await pruneWebhookHistory(db, { retentionDays: config.webhookRetentionDays }).catch((error) => {
       logger.warn('pruning the webhook history failed', { error });
       return undefined;
     });
     if (removed && removed.deliveries + removed.events + removed.queues > 0) logger.info('pruned the webhook history', { ...removed, retentionDays: config.webhookRetentionDays });
+    const audit = await pruneAuditTrail(db.prisma, { retentionDays: config.auditRetentionDays }).catch((error) => {
+      logger.warn('pruning the audit trail failed', { error });
+      return 0;
+    });
+    if (audit > 0) logger.info('pruned the audit trail', { entries: audit, retentionDays: config.auditRetentionDays });
   };
   const prune = setInterval(() => {
     // A run still busy with a large backlog is not joined by a second one.
-    pruning ??= pruneOnce().finally(() => {
+    pruning ??= inRequestScope({ door: 'job', actor: { kind: 'job', name: 'retention' } }, pruneOnce).finally(() => {
       pruning = undefined;
     });
   }, pruneIntervalMs);
   prune.unref();
+  let folding: Promise<void> | undefined;
+  const foldOnce = () => {
+    folding ??= foldStoreChanges(db.sql)
+      .then(
+        () => undefined,
+        (error) => logger.warn('folding the store change counters failed', { error }),
+      )
+      .finally(() => {
+        folding = undefined;
+      });
+  };
+  // At once too: what earlier runs left is folded as the instance starts, not seconds into its work.
+  foldOnce();
+  const fold = setInterval(foldOnce, FOLD_INTERVAL_MS);
+  fold.unref();
   return {
     async stop() {
       clearInterval(prune);
-      await pruning;
+      clearInterval(fold);
+      await Promise.all([pruning, folding]);
       // In-flight deliveries finish, or go back to the queue uncounted; none is lost.
       await dispatcher?.stop();
     },

@@ -13,6 +13,7 @@ import { exportDump, importDump, TransferError } from './db/transfer.ts';
 import { isDomainError } from './domain/errors.ts';
 import { createApiClient, createStore, linkFulfillmentService, revokeApiClient } from './domain/stores.ts';
 import { seedDemo } from './domain/demo.ts';
+import { inRequestScope } from './domain/requestScope.ts';
 import { keepDemoCredentials } from './demoCredentials.ts';
 import { createMerchantUser } from './auth/merchantUsers.ts';
 import type { StoreKind } from './generated/prisma/client.ts';
@@ -130,7 +131,9 @@ async function main(): Promise<number> {
     }
     db = await openDatabase(config.databaseUrl, { poolSize: 2 });
     if (config.migrateOnStart) await applyMigrations(db);
-    const result = await run(db, argv);
+    // The audit trail names what a command changes as the `cli` job's.
+    const opened = db;
+    const result = await inRequestScope({ door: 'job', actor: { kind: 'job', name: 'cli' } }, () => run(opened, argv));
     process.stdout.write(JSON.stringify(result) + '\n');
     return 0;
   } catch (error) {

@@ -1,4 +1,5 @@
 // Environment -> typed configuration, validated once at start-up.
+import { readTrustedDocuments, type TrustedDocuments } from './trustedDocuments.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -19,6 +20,10 @@ export interface Config {
   metricsPort?: number;
   host: string;
   databaseUrl: string;
+  /** PostgreSQL streaming replicas that compiled reads go to (db/replicas.ts); empty reads everything from DATABASE_URL. */
+  databaseReplicaUrls: string[];
+  /** A replica whose replay falls further behind the primary than this is left out of the reads until it catches up. */
+  replicaMaxLagMs: number;
   migrateOnStart: boolean;
   seedWhenEmpty: boolean;
   logLevel: LogLevel;
@@ -33,10 +38,14 @@ export interface Config {
   webLimits: { loginAttempts: number; portalLookups: number };
   /** What one /v3/graphql request may ask for. */
   graphqlLimits: GraphQLLimits;
+  /** GRAPHQL_TRUSTED_DOCUMENTS: when set, /v3/graphql accepts only the operations of this manifest, by id (trustedDocuments.ts). */
+  trustedDocuments?: TrustedDocuments;
   /** Open subscriptions one API client may hold on one instance, and events one may have waiting, while its client takes none, before it is disconnected. */
   subscriptions: { perClient: number; maxPendingEvents: number };
   /** Delivered and discarded webhook deliveries (and their events) older than this are deleted. */
   webhookRetentionDays: number;
+  /** Audit entries older than this are deleted. */
+  auditRetentionDays: number;
   /** Where request traces are sent; unset turns tracing off. */
   traces?: TracesConfig;
 }
@@ -99,6 +108,39 @@ function traces(env: NodeJS.ProcessEnv): TracesConfig | undefined {
   return { url: url.toString(), serviceName: env.OTEL_SERVICE_NAME || 'commerce-backoffice' };
 }
 
+/**
+ * DATABASE_REPLICA_URLS: comma-separated postgresql:// URLs (a standby each, or a balancer's
+ * read port in front of several). Replicas stream from a PostgreSQL primary, so they need one.
+ */
+function replicaUrls(env: NodeJS.ProcessEnv, databaseUrl: string): string[] {
+  const raw = env.DATABASE_REPLICA_URLS;
+  if (raw === undefined || raw.trim() === '') return [];
+  const urls = raw.split(',').map((url) => url.trim()).filter((url) => url !== '');
+  for (const url of urls) {
+    let valid = false;
+    try {
+      valid = /^postgres(ql)?:$/.test(new URL(url).protocol);
+    } catch {
+      // reported below
+    }
+    if (!valid) throw new ConfigError(`DATABASE_REPLICA_URLS must be comma-separated postgresql:// URLs, got "${url}"`);
+  }
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_REPLICA_URLS needs a PostgreSQL primary (DATABASE_URL=postgresql://...): the embedded PGlite database ("${databaseUrl}") has no replicas; unset DATABASE_REPLICA_URLS`);
+  }
+  return urls;
+}
+
+function trustedDocuments(env: NodeJS.ProcessEnv): TrustedDocuments | undefined {
+  const path = env.GRAPHQL_TRUSTED_DOCUMENTS;
+  if (path === undefined || path === '') return undefined;
+  try {
+    return readTrustedDocuments(path);
+  } catch (error) {
+    throw new ConfigError(`GRAPHQL_TRUSTED_DOCUMENTS: the manifest ${path} ${(error as Error).message}`);
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
@@ -109,6 +151,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 0, 65535) : undefined,
     host: env.HOST ?? '127.0.0.1',
     databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    databaseReplicaUrls: replicaUrls(env, env.DATABASE_URL || DEFAULT_DATABASE_URL),
+    replicaMaxLagMs: int(env, 'DATABASE_REPLICA_MAX_LAG_MS', 5_000, 100, 3_600_000),
     migrateOnStart: bool(env, 'MIGRATE_ON_START', true),
     seedWhenEmpty: bool(env, 'SEED_WHEN_EMPTY', true),
     logLevel,
@@ -131,11 +175,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxDirectives: int(env, 'GRAPHQL_MAX_DIRECTIVES', DEFAULT_GRAPHQL_LIMITS.maxDirectives, 1, 10_000),
       maxCost: int(env, 'GRAPHQL_MAX_COST', DEFAULT_GRAPHQL_LIMITS.maxCost, 1, 100_000_000),
     },
+    trustedDocuments: trustedDocuments(env),
     subscriptions: {
       perClient: int(env, 'SUBSCRIPTIONS_PER_CLIENT', 20, 1, 100_000),
       maxPendingEvents: int(env, 'SUBSCRIPTION_MAX_PENDING_EVENTS', 256, 1, 100_000),
     },
     webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
+    auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36500),
     traces: traces(env),
   };
 }

@@ -1,7 +1,7 @@
 // What the HTTP server hands a front door, and what it expects back. The server
 // reads (and limits) the body once; doors never touch node:http streams.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Authenticator } from './auth/authenticate.ts';
+import type { AuthContext, Authenticator } from './auth/authenticate.ts';
 import type { RateLimiter } from './auth/rateLimit.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
@@ -55,8 +55,20 @@ export interface Door {
   name: string;
   matches(pathname: string): boolean;
   handle(request: DoorRequest): Promise<DoorResponse>;
+  /**
+   * Who is asking, resolved from the request as handle() resolves it but without running the
+   * door: undefined when the request carries no valid credentials (handle() then answers the
+   * 401/403 in the door's format) or the door has no API callers (web).
+   */
+  caller(request: DoorRequest): Promise<AuthContext | undefined>;
+  /**
+   * True when the route reads Idempotency-Key itself because its contract answers a replay
+   * its own way (the reference's return creation: 200 with the return first made); the
+   * server's handling (idempotentRequests.ts) then leaves the request alone.
+   */
+  ownsIdempotencyKey?(request: DoorRequest): boolean;
   /** A failure found before the door ran (body too large, ...), in the door's own format. */
-  reject(status: number, message: string, request: Pick<DoorRequest, 'url' | 'requestId'>): DoorResponse;
+  reject(status: number, message: string, request: Pick<DoorRequest, 'method' | 'url' | 'requestId'>): DoorResponse;
 }
 
 export function header(request: Pick<DoorRequest, 'headers'>, name: string): string | undefined {

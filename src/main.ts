@@ -74,8 +74,9 @@ async function main(): Promise<void> {
   // The origin only: an endpoint URL may carry credentials.
   if (config.traces) logger.info('exporting traces', { to: new URL(config.traces.url).origin, serviceName: config.traces.serviceName });
 
-  const db = await openDatabase(config.databaseUrl, { shareEmbedded: true });
-  logger.info('database opened', { kind: db.kind });
+  const replicas = config.databaseReplicaUrls.length > 0 ? { urls: config.databaseReplicaUrls, maxLagMs: config.replicaMaxLagMs, redisUrl: config.redisUrl, logger } : undefined;
+  const db = await openDatabase(config.databaseUrl, { shareEmbedded: true, replicas });
+  logger.info('database opened', { kind: db.kind, replicas: db.replicas?.status().length ?? 0, readPositions: db.replicas?.positionStore });
   if (db.kind === 'postgresql' && config.cursorSecret === DEVELOPMENT_CURSOR_SECRET) {
     logger.warn('CURSOR_SECRET is not set: pagination cursors are signed with the public development key, so clients can forge them; set CURSOR_SECRET to a long random value');
   }

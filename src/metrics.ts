@@ -4,6 +4,7 @@
 // read from the database at scrape time: it is shared by every instance.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from './db/database.ts';
+import type { ReplicaRouting } from './db/replicas.ts';
 import type { LiveFeedObserver } from './live/feed.ts';
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'discarded';
@@ -63,6 +64,7 @@ export function createMetrics(db: Database): Metrics {
     registers: [registry],
   });
   const stopObserving = db.onStatement(({ durationMs }) => statements.observe({ database: db.kind }, durationMs / 1000));
+  const stopObservingReplicas = db.replicas && replicaMetrics(db.replicas, registry);
 
   new Gauge({
     name: 'db_pool_connections',
@@ -94,12 +96,16 @@ export function createMetrics(db: Database): Metrics {
     registers: [registry],
   });
 
-  let queue: Promise<{ depth: number; oldestSeconds: number }> | undefined;
-  /** Both queue gauges come from one query per scrape. */
+  let queue: Promise<{ depth: number; oldestSeconds: number } | undefined> | undefined;
+  /**
+   * Both queue gauges come from one query per scrape; none while the database cannot answer
+   * (a failover), when the rest of the scrape is what tells what goes on.
+   */
   const readQueue = () => {
     queue ??= db.sql
       .query<{ depth: number; oldestSeconds: number }>(QUEUE_SQL)
       .then((rows) => rows[0] ?? { depth: 0, oldestSeconds: 0 })
+      .catch(() => undefined)
       .finally(() => setImmediate(() => (queue = undefined)));
     return queue;
   };
@@ -108,7 +114,9 @@ export function createMetrics(db: Database): Metrics {
     help: 'Webhook deliveries waiting to be delivered (all instances)',
     registers: [registry],
     async collect() {
-      this.set((await readQueue()).depth);
+      const read = await readQueue();
+      if (read) this.set(read.depth);
+      else this.reset();
     },
   });
   new Gauge({
@@ -116,7 +124,9 @@ export function createMetrics(db: Database): Metrics {
     help: 'Age of the oldest webhook delivery still waiting (0 when none)',
     registers: [registry],
     async collect() {
-      this.set(Number((await readQueue()).oldestSeconds));
+      const read = await readQueue();
+      if (read) this.set(Number(read.oldestSeconds));
+      else this.reset();
     },
   });
 
@@ -139,6 +149,47 @@ export function createMetrics(db: Database): Metrics {
       eventSent: () => liveEvents.inc(),
       subscriberDropped: (reason) => droppedSubscribers.inc({ reason }),
     },
-    close: stopObserving,
+    close() {
+      stopObserving();
+      stopObservingReplicas?.();
+    },
   };
+}
+
+/** Where compiled reads went and the replicas' state (db/replicas.ts); returns the unsubscribe. */
+function replicaMetrics(replicas: ReplicaRouting, registry: Registry): () => void {
+  const routed = new Counter({
+    name: 'db_reads_total',
+    help: 'Compiled reads by where they ran (replica, primary) and why: replica; current (outside a client request, or must be current), no_replica (none in rotation), behind (no replica had replayed the client\'s last write), position_unknown, replica_failed; primary_unavailable (served by a replica while the primary was unreachable)',
+    labelNames: ['target', 'reason'],
+    registers: [registry],
+  });
+  const leftOut = new Counter({
+    name: 'db_replica_left_out_total',
+    help: 'Times a replica was left out of the reads, by replica and reason (lagging past DATABASE_REPLICA_MAX_LAG_MS, down)',
+    labelNames: ['replica', 'reason'],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'db_replica_in_rotation',
+    help: 'Whether each replica takes reads (1) or is left out (0)',
+    labelNames: ['replica'],
+    registers: [registry],
+    collect() {
+      for (const { name, state } of replicas.status()) this.set({ replica: name }, state === 'in' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'db_replica_lag_seconds',
+    help: "How long ago the primary's WAL went past what each replica has replayed, at its last probe",
+    labelNames: ['replica'],
+    registers: [registry],
+    collect() {
+      for (const { name, lagMs } of replicas.status()) if (lagMs !== undefined) this.set({ replica: name }, lagMs / 1000);
+    },
+  });
+  return replicas.observe({
+    routed: (target, reason) => routed.inc({ target, reason }),
+    leftOut: (replica, reason) => leftOut.inc({ replica, reason }),
+  });
 }

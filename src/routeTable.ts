@@ -65,6 +65,8 @@ export interface Route {
   jsonErrorStatuses?: readonly number[];
   /** OpenAPI description (REST routes). */
   doc?: RouteDoc;
+  /** The route reads Idempotency-Key itself, as its reference operation describes it (Door.ownsIdempotencyKey). */
+  ownsIdempotencyKey?: boolean;
   handle(input: RouteInput): Promise<DoorResponse>;
 }
 

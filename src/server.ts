@@ -22,6 +22,9 @@ import { databaseFailure } from './db/failures.ts';
 import { inRequestSpan, type ServedRequest } from './telemetry.ts';
 import { createLiveFeed } from './live/feed.ts';
 import { inRequestScope } from './domain/requestScope.ts';
+import { answerEncoding, chunkEncoder, compressBody, type ChunkEncoder } from './compression.ts';
+import { createIdempotentRequests } from './idempotentRequests.ts';
+import { createConditionalRequests } from './conditionalRequests.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -64,13 +67,22 @@ type Sent = { ended: 'whole' | 'client gone' } | { ended: 'failed'; error: unkno
 
 const WHOLE: Sent = { ended: 'whole' };
 
-/** Writes the answer; a streamed one as the client takes it (writeStream), settling once it is written or abandoned. */
-function send(res: http.ServerResponse, response: DoorResponse): Promise<Sent> {
-  if (res.headersSent) return Promise.resolve(WHOLE);
-  res.writeHead(response.status, response.headers ?? {});
-  if (response.stream) return writeStream(res, response.stream, response.abort);
-  res.end(response.body ?? '');
-  return Promise.resolve(WHOLE);
+/**
+ * Writes the answer, compressed when the client asked for it (compression.ts); a streamed one
+ * as the client takes it (writeStream), settling once it is written or abandoned.
+ */
+async function send(res: http.ServerResponse, response: DoorResponse): Promise<Sent> {
+  if (res.headersSent) return WHOLE;
+  const { headers, coding } = answerEncoding(res.req, response);
+  if (response.stream) {
+    res.writeHead(response.status, headers);
+    return writeStream(res, response.stream, response.abort, coding && chunkEncoder(coding));
+  }
+  const body = coding ? await compressBody(response.body!, coding) : (response.body ?? '');
+  if (res.headersSent) return WHOLE;
+  res.writeHead(response.status, coding ? { ...headers, 'content-length': String(body.length) } : headers);
+  res.end(body);
+  return WHOLE;
 }
 
 /** Resolves when the client has taken what was written ('drain') or has gone ('close'). */
@@ -94,7 +106,7 @@ function drainedOrGone(res: http.ServerResponse): Promise<void> {
  * that fails after the head went out destroys the socket: the client sees a cut-off answer,
  * never an error appended to a half-written one.
  */
-async function writeStream(res: http.ServerResponse, stream: AsyncIterable<string>, abort?: AbortSignal): Promise<Sent> {
+async function writeStream(res: http.ServerResponse, stream: AsyncIterable<string>, abort?: AbortSignal, encoder?: ChunkEncoder): Promise<Sent> {
   const chunks = stream[Symbol.asyncIterator]();
   let closed = false;
   // Ended at once, not when the next chunk comes: a subscription's next event may be hours away.
@@ -111,10 +123,12 @@ async function writeStream(res: http.ServerResponse, stream: AsyncIterable<strin
     while (!gone()) {
       const next = await chunks.next();
       if (next.done) {
-        res.end();
+        res.end(encoder ? await encoder.end() : undefined);
         return WHOLE;
       }
-      if (!gone() && !res.write(next.value)) await drainedOrGone(res);
+      // Compressed chunk by chunk, each flushed: the client decodes every page or event as it arrives.
+      const bytes = encoder ? await encoder.write(next.value) : next.value;
+      if (!gone() && !res.write(bytes)) await drainedOrGone(res);
       // Whatever makes the chunks may answer without ever leaving the microtask queue (the
       // embedded PGlite does): other requests, and the client leaving, are let in between chunks.
       await nextTurn();
@@ -124,6 +138,7 @@ async function writeStream(res: http.ServerResponse, stream: AsyncIterable<strin
     res.destroy();
     return { ended: 'failed', error };
   } finally {
+    encoder?.destroy();
     res.off('close', onClose);
     abort?.removeEventListener('abort', cut);
     await chunks.return?.();
@@ -166,6 +181,8 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
     }),
   };
   const { db, logger, config, tracing } = deps;
+  const idempotentRequests = createIdempotentRequests({ db, logger });
+  const conditionalRequests = createConditionalRequests({ db, secret: config.cursorSecret });
   configureCursorSecret(config.cursorSecret);
   configurePortalLinkSecret(config.cursorSecret);
   configureOperationExecution(tracing?.execute);
@@ -180,6 +197,8 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
       await db.sql.query('SELECT 1');
       return json(200, { status: 'ok', database: db.kind });
     } catch (error) {
+      // No primary (a failover), but replicas answer: reads are served, and writes answer 503 themselves.
+      if (db.replicas?.status().some((replica) => replica.state === 'in')) return json(200, { status: 'reads only', database: db.kind });
       logger.warn('readiness check failed', { error });
       return json(503, { status: 'unavailable', database: db.kind });
     }
@@ -221,7 +240,7 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
    * retry; input whose bytes the database refused, which the input check should have
    * stopped, is still the caller's 400; anything else a 500.
    */
-  function failedResponse(door: Door, error: unknown, request: Pick<DoorRequest, 'url' | 'requestId'>): DoorResponse {
+  function failedResponse(door: Door, error: unknown, request: Pick<DoorRequest, 'method' | 'url' | 'requestId'>): DoorResponse {
     const context = { door: door.name, requestId: request.requestId, path: request.url.pathname, error };
     const failure = databaseFailure(error);
     if (failure === 'unavailable') {
@@ -244,7 +263,7 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
     } catch (error) {
       if (error instanceof BodyTooLarge) {
         res.setHeader('connection', 'close');
-        const rejected = door.reject(413, `request body exceeds ${MAX_BODY_BYTES} bytes`, { url, requestId });
+        const rejected = door.reject(413, `request body exceeds ${MAX_BODY_BYTES} bytes`, { method: req.method ?? 'POST', url, requestId });
         send(res, rejected);
         return { status: rejected.status };
       }
@@ -254,9 +273,9 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
     const started = performance.now();
     let response: DoorResponse;
     try {
-      response = await inRequestScope({ requestId, door: door.name }, () => door.handle(request));
+      response = await inRequestScope({ requestId, door: door.name }, () => idempotentRequests.answer(door, request, () => conditionalRequests.answer(door, request, () => door.handle(request))));
     } catch (error) {
-      response = failedResponse(door, error, { url, requestId });
+      response = failedResponse(door, error, request);
     }
     const sent = await send(res, response);
     if (sent.ended === 'failed') logger.error('streamed answer failed after its head was sent; connection cut', { door: door.name, requestId, path: url.pathname, error: sent.error });

@@ -7,6 +7,7 @@
 // client (the revoking process also tells its own at once). While the listening connection is
 // down the cache is not used, since a notification could be missed.
 import type { Database } from '../db/database.ts';
+import { databaseFailure } from '../db/failures.ts';
 import type { PrismaClient, StoreKind } from '../generated/prisma/client.ts';
 import { isScope, type Scope } from './scopes.ts';
 import { hashSecret, sameHash } from './secrets.ts';
@@ -20,6 +21,8 @@ export interface AuthContext {
    * user). Only such a session may manage API clients.
    */
   merchantUser?: { id: string; email: string };
+  /** Set on the shopper portal: the shopper's browser session (shopper.ts), which then acts instead of `client`. */
+  shopper?: { session: string };
 }
 
 export interface AuthFailure {
@@ -29,6 +32,11 @@ export interface AuthFailure {
 
 export function isAuthFailure(value: AuthContext | AuthFailure): value is AuthFailure {
   return 'status' in value;
+}
+
+/** The caller a door's authentication found, or undefined where it refused (Door.caller). */
+export function callerOf(value: AuthContext | AuthFailure): AuthContext | undefined {
+  return isAuthFailure(value) ? undefined : value;
 }
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]{1,512})\s*$/;
@@ -115,7 +123,11 @@ export function createAuthenticator(db: Database): Authenticator {
       const hit = listening ? cache.get(hash) : undefined;
       if (hit && hit.expires > now) return hit.result;
       const started = generation;
-      const { result, clientId } = await lookUp(db.prisma, hash);
+      const { result, clientId } = await lookUp(db.prisma, hash).catch((error: unknown) => {
+        // No primary (a failover): a replica vouches for the client, so reads go on being served; no revocation can commit meanwhile.
+        if (!db.replicas || databaseFailure(error) !== 'unavailable') throw error;
+        return lookUp(db.reads as unknown as PrismaClient, hash);
+      });
       if (clientId && listening && generation === started) {
         if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
         cache.set(hash, { clientId, result, expires: now + CACHE_TTL_MS });

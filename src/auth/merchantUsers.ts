@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { Conflict, Invalid, NotFound } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
+import { inTransaction } from '../domain/tx.ts';
 import { DECOY_HASH, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
 import { hashSecret } from './secrets.ts';
 
@@ -31,9 +32,8 @@ export async function createMerchantUser(
   if (!store) throw new NotFound(`store ${input.storeId} not found`, { path: 'store' });
   const existing = await prisma.merchantUser.findUnique({ where: { storeId_email: { storeId: input.storeId, email } } });
   if (existing) throw new Conflict(`a user ${email} already exists in store ${input.storeId}`, { path: 'email' });
-  const user = await prisma.merchantUser.create({
-    data: { id: newId('merchantUser'), storeId: input.storeId, email, passwordHash: await hashPassword(input.password) },
-  });
+  const passwordHash = await hashPassword(input.password);
+  const user = await inTransaction(prisma, (tx) => tx.merchantUser.create({ data: { id: newId('merchantUser'), storeId: input.storeId, email, passwordHash } }));
   return { id: user.id, email: user.email };
 }
 

@@ -34,6 +34,19 @@ export interface RateLimiterOptions {
   keyPrefix?: string;
 }
 
+/**
+ * The decision as the IETF fields (draft-ietf-httpapi-ratelimit-headers-11, structured-field
+ * lists): `RateLimit-Policy` names the door's budget as the policy (its quota `q` per window
+ * `w` seconds), `RateLimit` what is left of it (`r`) and the seconds until the window ends
+ * (`t`). The doors send them beside the X-RateLimit-* headers integrations already read.
+ */
+export function rateLimitFields(door: RateLimitedDoor, decision: RateDecision): Record<string, string> {
+  return {
+    'ratelimit-policy': `"${door}";q=${decision.limit};w=${WINDOW_SECONDS}`,
+    ratelimit: `"${door}";r=${decision.remaining};t=${decision.retryAfter}`,
+  };
+}
+
 function decision(limit: number, result: RateLimiterRes, allowed: boolean): RateDecision {
   return {
     allowed,

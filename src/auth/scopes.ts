@@ -17,6 +17,9 @@ export const SCOPES = [
   'storefront_events_write',
   'customer_events_write',
   'invoices_read',
+  'audit_read',
+  // A shopper's data export and erasure (domain/privacy.ts): more than reading or writing customers.
+  'customers_privacy',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -33,10 +33,24 @@ export function verifyPortalToken(storeId: string, orderId: string, token: strin
   return expected.length === given.length && crypto.timingSafeEqual(expected, given);
 }
 
-/** The portal's context for a merchant store; null when there is no such store. */
-export async function shopperAuth(prisma: PrismaClient, storeId: string): Promise<AuthContext | null> {
+/**
+ * The shopper's session as the audit trail names it: derived from the browser's form token (the
+ * portal's only per-browser state), so one browser's requests share it while the token itself,
+ * which the portal's forms must echo, appears nowhere.
+ */
+export function shopperSession(formToken: string): string {
+  return `shp_${crypto.createHash('sha256').update(`shopper-session:${formToken}`).digest('base64url').slice(0, 22)}`;
+}
+
+/** The portal's context for a merchant store, acting for the shopper whose browser holds `formToken`; null when there is no such store. */
+export async function shopperAuth(prisma: PrismaClient, storeId: string, formToken: string): Promise<AuthContext | null> {
   if (storeId.length > 64) return null;
   const store = await prisma.store.findUnique({ where: { id: storeId }, select: { id: true, name: true, kind: true } });
   if (!store || store.kind !== 'MERCHANT') return null;
-  return { store, client: { id: 'shopper-portal', name: 'shopper portal' }, scopes: new Set(['orders_read', 'returns_read', 'returns_write']) };
+  return {
+    store,
+    client: { id: 'shopper-portal', name: 'shopper portal' },
+    scopes: new Set(['orders_read', 'returns_read', 'returns_write']),
+    shopper: { session: shopperSession(formToken) },
+  };
 }

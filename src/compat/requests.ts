@@ -97,6 +97,17 @@ export function readWindow(query: URLSearchParams, now = new Date()): Parsed<Win
   return ok({ from, to });
 }
 
+/**
+ * An answer over a window that `to` does not fix ends now, so it changes as time passes
+ * without any write: clients are told to revalidate it, and no validator is made for it
+ * (conditionalRequests.ts leaves answers with a Cache-Control of their own alone).
+ */
+export function revalidatedAsWindowMoves(query: URLSearchParams, response: DoorResponse): DoorResponse {
+  const to = query.get('to');
+  if (to !== null && to.trim() !== '') return response;
+  return { ...response, headers: { ...response.headers, 'cache-control': 'private, no-cache' } };
+}
+
 /** Origin of the request as the client addressed it, for page URLs it can follow as given. */
 export function originOf(input: Pick<RouteInput, 'request'>): string {
   const first = (name: string) => {

@@ -3,9 +3,11 @@
 //   pglite:memory:       in-process PGlite held in memory
 //   pglite:<directory>   in-process PGlite on disk, shared with other processes through
 //                        a local socket while one process (the server) owns it
-//   postgresql://...     PostgreSQL through @prisma/adapter-pg
+//   postgresql://...     PostgreSQL through @prisma/adapter-pg, its compiled reads on streaming
+//                        replicas when some are given (replicas.ts)
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { ReplicaReads, type ReplicaOptions } from './replicas.ts';
 import {
   keepPoolAlive,
   observedClients,
@@ -101,7 +103,10 @@ export function describeUrl(url: string): { kind: DatabaseKind; target: string }
 
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
   const { kind, target } = describeUrl(url);
-  if (kind === 'postgresql') return openPostgres(url, target, options.poolSize ?? 10);
+  if (kind === 'postgresql') return openPostgres(url, target, options.poolSize ?? 10, options.replicas);
+  if (options.replicas && options.replicas.urls.length > 0) {
+    throw new DatabaseUrlError(`replicas need a PostgreSQL primary: PGlite ("${url}") has none; unset DATABASE_REPLICA_URLS`);
+  }
   // Loaded only for PGlite: its module alone is ~50 MB of resident memory.
   const { openPGlite } = await import('./pglite.ts');
   return openPGlite(url, target, options);
@@ -135,13 +140,21 @@ export async function checkReachable(pool: pg.Pool, connectionString: string): P
  */
 const CONNECTION_WAIT_MS = 5_000;
 
-async function openPostgres(url: string, connectionString: string, max: number): Promise<Database> {
+async function openPostgres(url: string, connectionString: string, max: number, replicaOptions?: ReplicaOptions): Promise<Database> {
   const pool = keepPoolAlive(new pg.Pool({ connectionString, max, connectionTimeoutMillis: CONNECTION_WAIT_MS }));
-  await checkReachable(pool, connectionString);
-  // One naming for Prisma and the raw channel: both prepare on the same pooled connections.
+  // One naming for Prisma, the raw channel and the replicas: each prepares a text once per connection.
   const nameOf = preparedStatementNames();
+  // Before the first connection opens: the replicas' routing watches every primary connection's commits.
+  const replicas = replicaOptions && replicaOptions.urls.length > 0 ? new ReplicaReads(pool, nameOf, { poolSize: max, ...replicaOptions }) : undefined;
+  try {
+    await checkReachable(pool, connectionString);
+    await replicas?.start();
+  } catch (error) {
+    await replicas?.close();
+    throw error;
+  }
   const sql = pgChannel(pool, nameOf);
-  const { prisma, reads, onStatement } = observedClients(new PrismaPg(pool, { statementNameGenerator: nameOf }), sql);
+  const { prisma, reads, onStatement } = observedClients(new PrismaPg(pool, { statementNameGenerator: nameOf }), replicas?.reads ?? sql);
   return {
     kind: 'postgresql',
     url,
@@ -153,8 +166,10 @@ async function openPostgres(url: string, connectionString: string, max: number):
     session: pgSession(pool, nameOf),
     listen: pgListen(connectionString),
     singleConnection: false,
+    replicas,
     async close() {
       await prisma.$disconnect();
+      await replicas?.close();
       await pool.end().catch(() => undefined);
     },
   };

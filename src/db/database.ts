@@ -11,6 +11,8 @@ import type { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import type { StatementNamer } from './preparedPglite.ts';
 import { createReads, type Reads } from './reads/reader.ts';
+import type { ReplicaOptions, ReplicaRouting } from './replicas.ts';
+import { joinedTransaction, joiningClient } from './requestTransaction.ts';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
 
@@ -44,6 +46,8 @@ export interface Database {
    * again. Resolves to the unsubscribe.
    */
   listen(channel: string, handlers: NotificationHandlers, options?: ListenOptions): Promise<() => Promise<void>>;
+  /** Present when `reads` are routed to streaming replicas (replicas.ts): their state, for metrics. */
+  replicas?: ReplicaRouting;
   close(): Promise<void>;
 }
 
@@ -54,6 +58,8 @@ export interface OpenOptions {
   poolSize?: number;
   /** Start an in-memory PGlite from a dump made by `dumpDataDir` (test templates). */
   loadDataDir?: Blob;
+  /** PostgreSQL streaming replicas for the compiled reads (PostgreSQL only). */
+  replicas?: ReplicaOptions;
 }
 
 export interface PoolStats {
@@ -89,7 +95,7 @@ export interface ObservedStatement {
 export type StatementListener = (statement: ObservedStatement) => void;
 
 /** A Prisma client, and a reader on `sql`, that report their statements to the listeners of `onStatement`. */
-export function observedClients(adapter: PrismaPg | PrismaPGlite, sql: SqlChannel): Pick<Database, 'prisma' | 'reads' | 'onStatement'> {
+export function observedClients(adapter: PrismaPg | PrismaPGlite, sql: Pick<SqlChannel, 'query'>): Pick<Database, 'prisma' | 'reads' | 'onStatement'> {
   const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
   const listeners = new Set<StatementListener>();
   const report = (statement: ObservedStatement) => {
@@ -105,6 +111,9 @@ export function observedClients(adapter: PrismaPg | PrismaPGlite, sql: SqlChanne
     }),
   );
   const observed = async <T>(text: string, params: unknown[]) => {
+    // Inside a request transaction the read runs on it (Prisma reports it to the listeners then), so the request reads its own writes.
+    const tx = joinedTransaction();
+    if (tx) return tx.$queryRawUnsafe<T[]>(text, ...params);
     if (listeners.size === 0) return sql.query<T>(text, params);
     const started = performance.now();
     try {
@@ -120,7 +129,7 @@ export function observedClients(adapter: PrismaPg | PrismaPGlite, sql: SqlChanne
   });
   return {
     // The log option only adds the query event; the client is the plain one every layer types.
-    prisma: prisma as unknown as PrismaClient,
+    prisma: joiningClient(prisma as unknown as PrismaClient),
     reads,
     onStatement(listener) {
       listeners.add(listener);

@@ -5,8 +5,12 @@
 // refuses is the caller's (400).
 export type DatabaseFailure = 'unavailable' | 'input';
 
-/** SQLSTATEs of a server that is down, starting, shutting down, or full of connections. */
-const UNAVAILABLE_SQLSTATE = /^(08...|57P0[1-3]|53300)$/;
+/**
+ * SQLSTATEs of a server that is down, starting, shutting down, or full of connections, or
+ * that is no primary any more (25006: a demoted primary refuses writes until the connection
+ * is made again on the new one).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[1-3]|53300|25006)$/;
 /** SQLSTATEs of input the database cannot store or evaluate: bytes not valid in the encoding (U+0000 among them), a statement nested too deep. */
 const INPUT_SQLSTATES = new Set(['22021', '22P05', '54001']);
 /** Node socket errors on the way to the database. */

@@ -4,6 +4,8 @@
 //
 //   -- commerce-backoffice data dump, format 1      (then the migrations it was made at)
 //   SET client_encoding = 'UTF8';
+//   SET audit.disabled = 'on';                       the dump carries the source's audit trail: loading
+//                                                    it is no change of anyone's for the triggers to record
 //   BEGIN;
 //   ALTER TABLE ... DEFERRABLE INITIALLY DEFERRED;   foreign keys that close a cycle of tables
 //   COPY "Table" ("col", ...) FROM stdin;            one block per table, parents first
@@ -45,6 +47,12 @@ const PAGE_ROWS = 1_000;
 /** COPY data is sent in chunks of about this many characters. */
 const COPY_CHUNK = 64 * 1024;
 const MIGRATIONS_TABLE = '_prisma_migrations';
+/**
+ * Tables whose rows stay: the migrations table, and the store change counters, which are the
+ * validators of one database's answers (migration store_change_counter); loading the rows
+ * bumps the target's own.
+ */
+const NOT_MOVED = [MIGRATIONS_TABLE, 'StoreChangeCounter'];
 
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
@@ -138,9 +146,9 @@ async function readTables(sql: SqlChannel): Promise<{ tables: Table[]; deferred:
      FROM ${SCHEMA_RELATIONS}
      JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
      LEFT JOIN pg_constraint k ON k.conrelid = c.oid AND k.contype = 'p'
-     WHERE c.relkind IN ('r', 'p') AND c.relname <> $1
+     WHERE c.relkind IN ('r', 'p') AND c.relname <> ALL ($1)
      ORDER BY c.relname, a.attnum`,
-    [MIGRATIONS_TABLE],
+    [NOT_MOVED],
   );
   const tables = new Map<string, Table>();
   for (const { table, ...column } of columns) {
@@ -251,7 +259,8 @@ function completion(stream: Writable): Promise<void> {
  */
 async function exportTable(sql: SqlChannel, file: Writable, done: Promise<void>, table: Table): Promise<number> {
   const select = table.columns.map((c) => `${ident(c.name)}::text AS ${ident(c.name)}`).join(', ');
-  const order = table.key.map((c) => ident(c.name)).join(', ');
+  // Qualified: a bare name in ORDER BY would mean the selected text of the column, which orders a number key as text.
+  const order = table.key.map((c) => `${ident(table.name)}.${ident(c.name)}`).join(', ');
   const after = table.key.map((c, i) => `$${i + 1}::${c.type}`).join(', ');
   const first = `SELECT ${select} FROM ${ident(table.name)} ORDER BY ${order} LIMIT ${PAGE_ROWS}`;
   const next = `SELECT ${select} FROM ${ident(table.name)} WHERE (${order}) > (${after}) ORDER BY ${order} LIMIT ${PAGE_ROWS}`;
@@ -303,6 +312,7 @@ async function writeDump(sql: SqlChannel, kind: string, file: Writable, done: Pr
       `-- source: ${kind}, exported at ${new Date().toISOString()}`,
       ...applied.map((m) => `-- migration: ${m.name} ${m.checksum}`),
       "SET client_encoding = 'UTF8';",
+      AUDIT_OFF,
       'BEGIN;',
       ...deferred.map((key) => `ALTER TABLE ${ident(key.table)} ALTER CONSTRAINT ${ident(key.constraint)} DEFERRABLE INITIALLY DEFERRED;`),
       '',
@@ -417,8 +427,8 @@ async function readHeader(file: string): Promise<Migration[]> {
 
 async function tablesIn(client: pg.PoolClient): Promise<string[]> {
   const { rows } = await client.query<{ name: string }>(
-    `SELECT c.relname::text AS name FROM ${SCHEMA_RELATIONS} WHERE c.relkind IN ('r', 'p') AND c.relname <> $1 ORDER BY 1`,
-    [MIGRATIONS_TABLE],
+    `SELECT c.relname::text AS name FROM ${SCHEMA_RELATIONS} WHERE c.relkind IN ('r', 'p') AND c.relname <> ALL ($1) ORDER BY 1`,
+    [NOT_MOVED],
   );
   return rows.map((r) => r.name);
 }
@@ -494,7 +504,8 @@ const SETVAL_LINE = /^SELECT pg_catalog\.setval\(pg_catalog\.pg_get_serial_seque
 const END_LINE = /^-- end of dump: (\d+) tables, (\d+) rows$/;
 const DEFER_LINE = /^ALTER TABLE ("(?:[^"]|"")+") ALTER CONSTRAINT ("(?:[^"]|"")+") (DEFERRABLE INITIALLY DEFERRED|NOT DEFERRABLE INITIALLY IMMEDIATE);$/;
 /** Lines the format has for psql that the import's own transaction and connection already cover. */
-const FOR_PSQL = new Set(["SET client_encoding = 'UTF8';", 'BEGIN;']);
+const AUDIT_OFF = "SET audit.disabled = 'on';";
+const FOR_PSQL = new Set(["SET client_encoding = 'UTF8';", AUDIT_OFF, 'BEGIN;']);
 const CHECK_DEFERRED = 'SET CONSTRAINTS ALL IMMEDIATE;';
 
 /** Runs the dump's statements inside the caller's transaction; checks every count it records. */
@@ -647,6 +658,8 @@ export async function importDump(url: string, file: string): Promise<TransferSum
     try {
       // Locked, the tables stay empty and unwritten by anyone else until the dump is in.
       await client.query(`LOCK TABLE ${tables.map(ident).join(', ')} IN EXCLUSIVE MODE`);
+      // Whatever the dump says: its rows bring their own audit trail (see the header).
+      await client.query("SET LOCAL audit.disabled = 'on'");
       const filled = await tablesWithRows(client, tables);
       if (filled.length > 0) refuseData(filled);
       const summary = await loadDump(client, source, new Set(tables));

@@ -13,7 +13,7 @@ import { Invalid, NotFound, type FieldIssue } from './errors.ts';
 import { newId } from './ids.ts';
 import { chargeInvoiceItem } from './invoices.ts';
 import { currencyExponent, Decimal, isCurrencyCode, type DecimalValue } from './money.ts';
-import type { Db, Tx } from './tx.ts';
+import { inTransaction, type Db, type Tx } from './tx.ts';
 
 export const COVERAGE_TYPES = ['SHIPPING_FAILURE', 'RETURN_SHIPPING'] as const satisfies readonly CoverageType[];
 
@@ -168,11 +168,13 @@ export async function updateCoverageSettings(db: Db, storeId: string, input: Cov
   if (eligibleProductIds.some((id) => id.trim() === '')) issues.push({ path: 'eligibleProductIds', message: 'must not contain empty ids' });
   if (issues.length > 0) throw Invalid.of(issues);
   const data = { enabled: input.enabled ?? current.enabled, title, description, percentage, minimumPrice, maximumPrice, eligibleProductIds };
-  return db.coverageProduct.upsert({
-    where: { storeId_type: { storeId, type: input.type } },
-    create: { id: newId('coverageProduct'), storeId, type: input.type, ...data },
-    update: data,
-  });
+  return inTransaction(db, (tx) =>
+    tx.coverageProduct.upsert({
+      where: { storeId_type: { storeId, type: input.type } },
+      create: { id: newId('coverageProduct'), storeId, type: input.type, ...data },
+      update: data,
+    }),
+  );
 }
 
 export interface SoldLine {

@@ -14,6 +14,7 @@ import { recordEvent, recordingCtes } from './events.ts';
 import { newId } from './ids.ts';
 import { Decimal } from './money.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';
+import { auditContext } from './audit.ts';
 
 export const CUSTOMER_LOCATION_STRING_FIELDS = [
   'street1',
@@ -379,15 +380,19 @@ function valueColumns(type: CustomFieldType, field: ParsedField) {
 export type CustomerKey = { id: string } | { email: string } | { phoneNumber: string };
 
 /** Holds every other transaction that looks up or claims this e-mail or phone number in the store until this one ends. */
-async function lockKey(tx: Tx, storeId: string, key: string): Promise<void> {
+export async function lockKey(tx: Tx, storeId: string, key: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${storeId}:${key}`}, 0))`;
 }
 
-/** The store's customer with this id, e-mail or phone number (lookup keys), locked for the rest of the transaction. */
+/**
+ * The store's customer with this id, e-mail or phone number (lookup keys), locked for the rest of
+ * the transaction. An erased customer (privacy.ts) has neither e-mail nor phone number left, and
+ * its id finds nothing either, so no later data joins what was erased.
+ */
 export async function findCustomerForUpdate(tx: Tx, storeId: string, key: CustomerKey): Promise<Customer | null> {
   let rows: { id: string }[];
   if ('id' in key) {
-    rows = await tx.$queryRaw`SELECT "id" FROM "Customer" WHERE "storeId" = ${storeId} AND "id" = ${key.id} FOR UPDATE`;
+    rows = await tx.$queryRaw`SELECT "id" FROM "Customer" WHERE "storeId" = ${storeId} AND "id" = ${key.id} AND "redactedAt" IS NULL FOR UPDATE`;
   } else if ('email' in key) {
     await lockKey(tx, storeId, key.email);
     rows = await tx.$queryRaw`SELECT "id" FROM "Customer" WHERE "storeId" = ${storeId} AND "email" = ${key.email} FOR UPDATE`;
@@ -632,13 +637,15 @@ export async function announceCustomer(tx: Tx, storeId: string, { customer, crea
 // customer.created / customer.updated event recorded with the profile as it now stands.
 // Every CTE reads the snapshot from before the statement, so the event's custom fields
 // are the stored ones not written now plus the incoming ones; `customerView` is the same
-// view built in JavaScript for the other writers of customers.
+// view built in JavaScript for the other writers of customers. Run on its own, the statement
+// is its transaction, so it names the actor to the audit triggers itself ($18).
 const UPSERT_CUSTOMER_SQL = `
 WITH saved AS (
   INSERT INTO "Customer" AS c (id, "storeId", email, "firstName", "lastName", name, "phoneNumbers", location, "createdAt", "updatedAt")
   SELECT $1, $2, $3, $4::text, $6::text, nullif(concat_ws(' ', $4::text, $6::text), ''),
     CASE WHEN $8::text IS NULL THEN '{}'::text[] ELSE ARRAY[$8::text] END, $9::jsonb, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
-  FROM (SELECT pg_advisory_xact_lock(hashtextextended($2 || ':' || $3, 0))) AS email_lock
+  FROM (SELECT pg_advisory_xact_lock(hashtextextended($2 || ':' || $3, 0)),
+    CASE WHEN $18::text IS NOT NULL THEN set_config('audit.context', $18::text, true) END) AS email_lock
   ON CONFLICT ("storeId", email) DO UPDATE SET
     "firstName" = CASE WHEN $5::boolean THEN $4::text ELSE c."firstName" END,
     "lastName" = CASE WHEN $7::boolean THEN $6::text ELSE c."lastName" END,
@@ -704,6 +711,7 @@ export async function upsertCustomer(db: Db | Tx, storeId: string, input: Custom
       rows.map((r) => r.type),
       ...valueArrays(rows),
       newId('event'),
+      auditContext(),
     );
     const { created, ...customer } = saved;
     return { customer, created };

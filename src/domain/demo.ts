@@ -23,6 +23,8 @@ import { updateBillingSettings } from './invoices.ts';
 import { createLocation, setDefaultLocation } from './inventory.ts';
 import { createApiClient, linkFulfillmentService } from './stores.ts';
 import type { Db, Tx } from './tx.ts';
+import { recordAuditContext } from './audit.ts';
+import { inRequestScope } from './requestScope.ts';
 import { seedCatalog, seedStock } from './demo/catalog.ts';
 import type { DemoContext } from './demo/context.ts';
 import { DEMO_RANDOM_SEED, Random } from './demo/random.ts';
@@ -45,11 +47,16 @@ export type DemoSeed =
   | { seeded: true; storeId: string; secret: string; login: { email: string; password: string } }
   | { seeded: false; storeId: string };
 
-/** The demo data and a dashboard user with a random password, when it is seeded now. */
-export async function seedDemo(db: Db): Promise<DemoSeed> {
+/** The demo data and a dashboard user with a random password, when it is seeded now; the audit trail names the `demo-seed` job. */
+export function seedDemo(db: Db): Promise<DemoSeed> {
+  return inRequestScope({ door: 'job', actor: { kind: 'job', name: 'demo-seed' } }, () => seedInTransaction(db));
+}
+
+function seedInTransaction(db: Db): Promise<DemoSeed> {
   return db.$transaction(
     async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${SEED_LOCK_KEY})`;
+      await recordAuditContext(tx);
       const existing = await tx.store.findFirst({
         where: { name: DEMO_STORE_NAME, kind: 'MERCHANT', apiClients: { some: { name: DEMO_CLIENT_NAME } } },
         select: { id: true },

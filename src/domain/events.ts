@@ -20,6 +20,8 @@ export const TOPICS = [
   'fulfillment.updated',
   'customer.created',
   'customer.updated',
+  // A person's data erased (privacy.ts): ids and counts only, so that subscribers erase their copies.
+  'customer.redacted',
   'inventory_level.updated',
   'inbound_shipment.updated',
   'return_tag.updated',

@@ -65,7 +65,7 @@ export async function createLocation(db: Db | Tx, storeId: string, input: Locati
   const issues = new InputIssues();
   const columns = locationColumns(issues, input, true);
   issues.throwIfAny();
-  return db.location.create({ data: { ...columns, name: columns.name!, id: newId('location'), storeId } });
+  return inTransaction(db, (tx) => tx.location.create({ data: { ...columns, name: columns.name!, id: newId('location'), storeId } }));
 }
 
 /** Only the owning store changes a location; a linked merchant merely uses it. */

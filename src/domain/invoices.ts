@@ -7,7 +7,7 @@ import type { BillingSetting, InvoiceItemKind } from '../generated/prisma/client
 import { Invalid } from './errors.ts';
 import { newId } from './ids.ts';
 import { Decimal, type DecimalValue } from './money.ts';
-import type { Db, Tx } from './tx.ts';
+import { inTransaction, type Db, type Tx } from './tx.ts';
 
 export type InvoiceStatus = 'pending' | 'issued';
 
@@ -85,5 +85,5 @@ export async function updateBillingSettings(db: Db | Tx, storeId: string, input:
     throw Invalid.of([{ path: 'returnProcessingFee', message: `"${text}" is not a non-negative decimal amount with at most 4 decimal places` }]);
   }
   const returnProcessingFee = new Decimal(text);
-  return db.billingSetting.upsert({ where: { storeId }, create: { storeId, returnProcessingFee }, update: { returnProcessingFee } });
+  return inTransaction(db, (tx) => tx.billingSetting.upsert({ where: { storeId }, create: { storeId, returnProcessingFee }, update: { returnProcessingFee } }));
 }

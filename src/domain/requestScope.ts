@@ -19,6 +19,10 @@ export interface RequestScope {
   door: string;
   /** Set once known: when the door has authenticated the caller, or from the start for a job. */
   actor?: Actor;
+  /** The store the actor acts for, set with the actor (a job works across stores: none). */
+  storeId?: string;
+  /** The root mutation field being executed (`returnProcess`), set as each one starts. */
+  operation?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();
@@ -32,8 +36,17 @@ export function currentScope(): RequestScope | undefined {
   return storage.getStore();
 }
 
-/** Records who is acting in the current scope, unless it already names someone (a job stays the actor of what it does). */
-export function identifyActor(actor: Actor): void {
+/** Records who is acting in the current scope, and for which store, unless it already names someone (a job stays the actor of what it does). */
+export function identifyActor(actor: Actor, storeId?: string): void {
   const scope = storage.getStore();
-  if (scope && !scope.actor) scope.actor = actor;
+  if (scope && !scope.actor) {
+    scope.actor = actor;
+    scope.storeId = storeId;
+  }
+}
+
+/** Names the operation now being executed in the current scope; mutations run one after another, so each names its own writes. */
+export function nameOperation(operation: string): void {
+  const scope = storage.getStore();
+  if (scope) scope.operation = operation;
 }

@@ -38,11 +38,13 @@ export async function linkFulfillmentService(db: Db | Tx, merchantId: string, fu
   if (service.kind !== 'FULFILLMENT_SERVICE') {
     throw new Invalid(`${fulfillmentServiceId} is not a fulfillment service`, { path: 'fulfillment-service' });
   }
-  await db.storeLink.upsert({
-    where: { merchantId_fulfillmentServiceId: { merchantId, fulfillmentServiceId } },
-    create: { merchantId, fulfillmentServiceId },
-    update: {},
-  });
+  await inTransaction(db, (tx) =>
+    tx.storeLink.upsert({
+      where: { merchantId_fulfillmentServiceId: { merchantId, fulfillmentServiceId } },
+      create: { merchantId, fulfillmentServiceId },
+      update: {},
+    }),
+  );
 }
 
 export function parseScopes(list: readonly string[]): Scope[] {
@@ -63,9 +65,11 @@ export async function createApiClient(
   const store = await db.store.findUnique({ where: { id: input.storeId }, select: { id: true } });
   if (!store) throw new NotFound(`store ${input.storeId} not found`, { path: 'store' });
   const secret = generateSecret();
-  const client = await db.apiClient.create({
-    data: { id: newId('apiClient'), storeId: input.storeId, name: input.name.trim(), scopes, secretHash: hashSecret(secret) },
-  });
+  const client = await inTransaction(db, (tx) =>
+    tx.apiClient.create({
+      data: { id: newId('apiClient'), storeId: input.storeId, name: input.name.trim(), scopes, secretHash: hashSecret(secret) },
+    }),
+  );
   return { id: client.id, secret };
 }
 

@@ -329,16 +329,18 @@ export async function createWebhookSubscription(
   policy: AddressPolicy = configuredPolicy,
 ): Promise<WebhookSubscription> {
   await validate(input, policy);
-  return db.webhookSubscription.create({
-    data: {
-      id: newId('webhookSubscription'),
-      storeId,
-      url: input.url,
-      secret: input.secret ?? null,
-      topics: distinctTopics(input.topics),
-      enabled: input.enabled ?? true,
-    },
-  });
+  return inTransaction(db, (tx) =>
+    tx.webhookSubscription.create({
+      data: {
+        id: newId('webhookSubscription'),
+        storeId,
+        url: input.url,
+        secret: input.secret ?? null,
+        topics: distinctTopics(input.topics),
+        enabled: input.enabled ?? true,
+      },
+    }),
+  );
 }
 
 /** Changes the fields given. Pending deliveries go to the new URL; a disabled subscription's deliveries wait. */
@@ -375,7 +377,7 @@ async function refuseTakenExternalId(tx: Tx, storeId: string, externalId: string
 
 /** Deletes the subscription with its pending and past deliveries. */
 export async function deleteWebhookSubscription(db: Db | Tx, storeId: string, id: string): Promise<void> {
-  const { count } = await db.webhookSubscription.deleteMany({ where: { id, storeId } });
+  const { count } = await inTransaction(db, (tx) => tx.webhookSubscription.deleteMany({ where: { id, storeId } }));
   if (count === 0) throw new NotFound(`webhook subscription ${id} not found`, { path: 'id' });
 }
 

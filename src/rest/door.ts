@@ -1,7 +1,8 @@
 // The v2.2 REST door: route matching, authentication, store and scope checks,
 // rate limits, JSON parsing and problem+json errors. Routes themselves only map
 // HTTP to a GraphQL operation and back (src/rest/routes/*).
-import { authorizeScopes, authorizeStore, isAuthFailure, readSecret, type AuthFailure } from '../auth/authenticate.ts';
+import { authorizeScopes, authorizeStore, callerOf, isAuthFailure, readSecret, type AuthFailure } from '../auth/authenticate.ts';
+import { rateLimitFields } from '../auth/rateLimit.ts';
 import { header, json, readRequestInput, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import { createContext } from '../schema/context.ts';
 import type { AppDeps } from '../door.ts';
@@ -37,6 +38,13 @@ export function createRestDoor(deps: AppDeps): Door {
   const { db, logger } = deps;
   const table = new RouteTable(restRoutes);
 
+  const authenticate = (request: DoorRequest) => deps.authenticator.authenticate(readSecret(header(request, 'authorization')));
+
+  const routeOf = (request: Pick<DoorRequest, 'method' | 'url'>): Route | undefined => {
+    const matched = table.match(request.method, request.url.pathname.slice(REST_PREFIX.length) || '/');
+    return matched && 'route' in matched ? matched.route : undefined;
+  };
+
   async function handle(request: DoorRequest): Promise<DoorResponse> {
     const instance = instanceOf(request);
     const path = request.url.pathname.slice(REST_PREFIX.length) || '/';
@@ -58,7 +66,7 @@ export function createRestDoor(deps: AppDeps): Door {
       return route.handle({ request, params, query: request.url.searchParams, body: body.value, ctx, instance });
     }
 
-    const auth = await deps.authenticator.authenticate(readSecret(header(request, 'authorization')));
+    const auth = await authenticate(request);
     if (isAuthFailure(auth)) return deny({ ...auth, status: 401 });
     const storeDenied = params.storeId !== undefined ? authorizeStore(auth, params.storeId) : undefined;
     if (storeDenied) return deny(storeDenied);
@@ -66,7 +74,7 @@ export function createRestDoor(deps: AppDeps): Door {
     if (scopeDenied) return deny(scopeDenied);
 
     const rate = await deps.rateLimiter.consume(auth.client.id, 'rest');
-    const rateHeaders = { 'x-ratelimit-limit': String(rate.limit), 'x-ratelimit-remaining': String(rate.remaining) };
+    const rateHeaders = { 'x-ratelimit-limit': String(rate.limit), 'x-ratelimit-remaining': String(rate.remaining), ...rateLimitFields('rest', rate) };
     if (!rate.allowed) {
       deps.metrics.rateLimitRefused('rest');
       return failure(route, 429, `rate limit of ${rate.limit} requests per minute exceeded`, instance, {
@@ -86,7 +94,10 @@ export function createRestDoor(deps: AppDeps): Door {
   return {
     name: 'rest',
     matches: (pathname) => pathname === REST_PREFIX || pathname.startsWith(`${REST_PREFIX}/`),
-    reject: (status, message, request) => problem(status, message, { instance: instanceOf(request) }),
+    // In the media type the reference declares for the route's status, as handle()'s own refusals are.
+    reject: (status, message, request) => failure(routeOf(request), status, message, instanceOf(request)),
+    caller: async (request) => callerOf(await authenticate(request)),
+    ownsIdempotencyKey: (request) => routeOf(request)?.ownsIdempotencyKey === true,
     handle,
   };
 }

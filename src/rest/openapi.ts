@@ -6,6 +6,8 @@
 // errors), and marked `x-extension: true`.
 import fs from 'node:fs';
 import type { HttpMethod, JsonSchema, Route, RouteDoc } from '../routeTable.ts';
+import { IDEMPOTENCY_KEY_RULES } from '../idempotentRequests.ts';
+import { CONDITIONAL_REQUEST_RULES, VALIDATED_CACHE_CONTROL } from '../conditionalRequests.ts';
 
 type Json = Record<string, unknown>;
 
@@ -125,12 +127,27 @@ const ERROR_SCHEMA: JsonSchema = {
   properties: { error: { type: 'string' } },
 };
 
-const RATE_HEADERS = {
-  'X-RateLimit-Limit': { description: 'Requests allowed per minute for this API client', schema: { type: 'integer', minimum: 1 } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current one-minute window', schema: { type: 'integer', minimum: 0 } },
+/** The IETF rate-limit fields (draft-ietf-httpapi-ratelimit-headers-11), as the REST doors (v2.2 and /v3/rest, one budget) send them. */
+const IETF_RATE_HEADERS = {
+  'RateLimit-Policy': {
+    description:
+      'The budget of this API client as an IETF structured-field list (draft-ietf-httpapi-ratelimit-headers): policy "rest" (shared by /v2.2 and /v3/rest), `q` requests per window of `w` seconds, e.g. `"rest";q=1200;w=60`',
+    schema: { type: 'string', pattern: '^"rest";q=\\d+;w=60$' },
+  },
+  RateLimit: {
+    description: 'What is left of the budget now (draft-ietf-httpapi-ratelimit-headers): `r` requests remaining and `t` seconds until the window ends, e.g. `"rest";r=1187;t=42`',
+    schema: { type: 'string', pattern: '^"rest";r=\\d+;t=\\d+$' },
+  },
 };
 
-const RETRY_AFTER = { description: 'Seconds until the rate-limit window ends', schema: { type: 'integer', minimum: 1 }, required: true };
+/** What the REST doors (v2.2 and /v3/rest) send on every answer past authentication. */
+export const RATE_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Requests allowed per minute for this API client', schema: { type: 'integer', minimum: 1 } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current one-minute window', schema: { type: 'integer', minimum: 0 } },
+  ...IETF_RATE_HEADERS,
+};
+
+export const RETRY_AFTER = { description: 'Seconds until the rate-limit window ends', schema: { type: 'integer', minimum: 1 }, required: true };
 
 /** `/stores/{storeId}/inventory-levels/{id}` + GET -> `getInventoryLevelsById` (stable and unique per route). */
 function operationIdOf(method: HttpMethod, path: string): string {
@@ -237,6 +254,57 @@ function operationOf(route: Route, doc: RouteDoc): OpenApiOperation {
   return operation;
 }
 
+/** What the answer of a GET carries for polling (conditionalRequests.ts); a 304 carries the same. */
+export const VALIDATOR_HEADERS = {
+  ETag: {
+    description: 'Strong validator of this answer, for this API client and this request (query string, Accept, Accept-Encoding); send it back in If-None-Match',
+    schema: { type: 'string' },
+  },
+  'Cache-Control': {
+    description: `\`${VALIDATED_CACHE_CONTROL}\`: a client may keep the answer but asks again (with If-None-Match) before each use; no shared cache keeps it`,
+    schema: { type: 'string' },
+  },
+  Vary: { description: 'What the answer depends on besides its URL: `Authorization, Accept, Accept-Encoding`', schema: { type: 'string' } },
+} satisfies OpenApiResponse['headers'];
+
+export const IF_NONE_MATCH_PARAMETER = { name: 'If-None-Match', in: 'header', required: false, description: CONDITIONAL_REQUEST_RULES, schema: { type: 'string' } };
+
+export const NOT_MODIFIED_DESCRIPTION = 'Not Modified: the answer whose ETag was sent in If-None-Match is current; no body';
+
+/** Every GET of a client takes If-None-Match: its 200 carries the validator, and an unchanged answer is a 304. */
+function withValidators(route: Route, operation: Record<string, unknown>): void {
+  const responses = operation.responses as Record<string, OpenApiResponse>;
+  if (route.method !== 'GET' || route.public || !responses['200']) return;
+  operation.parameters = [...((operation.parameters as unknown[] | undefined) ?? []), IF_NONE_MATCH_PARAMETER];
+  responses['200'].headers = { ...responses['200'].headers, ...VALIDATOR_HEADERS };
+  responses['304'] ??= { description: NOT_MODIFIED_DESCRIPTION, headers: VALIDATOR_HEADERS };
+}
+
+const IDEMPOTENCY_KEY_PARAMETER = { $ref: '#/components/parameters/idempotency-key.param' };
+
+/**
+ * Every write takes the reference's Idempotency-Key parameter (idempotentRequests.ts), with
+ * the answers the key adds: 409 while the first request with the key still runs, 422 when
+ * the key was used with another request. Routes that read the key themselves document it already.
+ */
+function withIdempotencyKey(route: Route, operation: Record<string, unknown>): void {
+  if (route.method === 'GET' || route.public || route.ownsIdempotencyKey) return;
+  operation.parameters = [...((operation.parameters as unknown[] | undefined) ?? []), IDEMPOTENCY_KEY_PARAMETER];
+  const responses = operation.responses as Record<string, OpenApiResponse>;
+  // In the body and media type the door answers that status on this route with (rest/door.ts failure()).
+  const refusal = (status: number, description: string, headers?: OpenApiResponse['headers']): OpenApiResponse => {
+    if (route.errorStyle === 'error' && (route.errorStatuses ?? [400, 401, 409]).includes(status)) {
+      return { description, ...(headers ? { headers } : {}), content: bodyOf(ERROR_REF, JSON_MEDIA_TYPE) };
+    }
+    const mediaType = route.jsonErrorStatuses?.includes(status) ? JSON_MEDIA_TYPE : PROBLEM_MEDIA_TYPE;
+    return { description, ...(headers ? { headers } : {}), content: bodyOf(PROBLEM_REF, mediaType) };
+  };
+  responses['409'] ??= refusal(409, 'A request with the same Idempotency-Key is still being processed: retry after Retry-After seconds', {
+    'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } },
+  });
+  responses['422'] ??= refusal(422, 'The Idempotency-Key was already used by this API client with a different request');
+}
+
 export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
   const tags = new Set<string>();
@@ -254,6 +322,8 @@ export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument 
       item[key] = { ...operationOf(route, route.doc!), 'x-extension': true };
       tags.add(route.doc!.tag);
     }
+    withIdempotencyKey(route, item[key] as Record<string, unknown>);
+    withValidators(route, item[key] as Record<string, unknown>);
   }
   const referenceComponents = referenceDocument().components as Record<string, Record<string, unknown>>;
   return {
@@ -264,7 +334,9 @@ export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument 
       description:
         'Versioned REST interface (v2.2). Lists are paginated with `page-size` / `page-continue` (also accepted as the headers ' +
         '`X-Page-Size` / `X-Page-Continue`); the next cursor is in the `X-Page-Next` response header while more results exist. ' +
-        'Errors are `application/problem+json` except the `{error}` bodies of order creation.',
+        'Errors are `application/problem+json` except the `{error}` bodies of order creation. ' +
+        `${IDEMPOTENCY_KEY_RULES} Return creation keeps the reference's own rule (a replay answers 200 with the return first made; ` +
+        'another request under the key is 409).',
     },
     servers: [{ url: '/v2.2', description: 'This server' }],
     tags: [...tags].sort().map((name) => ({ name })),

@@ -15,14 +15,17 @@ import {
 } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { createSofa, createSofaRouter } from 'sofa-api';
-import { isAuthFailure, readSecret } from '../auth/authenticate.ts';
+import { callerOf, isAuthFailure, readSecret } from '../auth/authenticate.ts';
+import { rateLimitFields } from '../auth/rateLimit.ts';
 import { header, readRequestInput, type Door, type DoorRequest, type DoorResponse, type JsonBody } from '../door.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import { classifyError } from '../schema/errors.ts';
 import { schema } from '../schema/index.ts';
 import type { AppDeps } from '../door.ts';
 import { problem, REST_STATUS } from './problem.ts';
-import { describeSofaAnswers, isConnection, routeName, SOFA_SCALARS, sofaLinks, type SofaOpenApiDocument } from './sofaDocument.ts';
+import { IDEMPOTENCY_KEY_RULES } from '../idempotentRequests.ts';
+import { describeSofaAnswers, documentIdempotencyKeys, documentRateLimits, documentValidators, isConnection, routeName, SOFA_SCALARS, sofaLinks, type SofaOpenApiDocument } from './sofaDocument.ts';
+import { IF_NONE_MATCH_PARAMETER, NOT_MODIFIED_DESCRIPTION, RATE_HEADERS, RETRY_AFTER, VALIDATOR_HEADERS } from './openapi.ts';
 
 export const SOFA_PREFIX = '/v3/rest';
 const OPENAPI_PATH = `${SOFA_PREFIX}/openapi.json`;
@@ -151,7 +154,13 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
     const response = await viaSofa(request, undefined);
     if (!response || response.status !== 200 || !response.body) return response;
     const { links, generated } = router();
-    const document = describeSofaAnswers(JSON.parse(response.body.toString()) as SofaOpenApiDocument, generated, links, SOFA_PREFIX);
+    const document = documentValidators(
+      documentIdempotencyKeys(
+        documentRateLimits(describeSofaAnswers(JSON.parse(response.body.toString()) as SofaOpenApiDocument, generated, links, SOFA_PREFIX), RATE_HEADERS, RETRY_AFTER),
+        IDEMPOTENCY_KEY_RULES,
+      ),
+      { headers: VALIDATOR_HEADERS, parameter: IF_NONE_MATCH_PARAMETER, notModified: NOT_MODIFIED_DESCRIPTION },
+    );
     // The body changed, so no length SOFA computed for its own may go along.
     const headers = Object.fromEntries(Object.entries(response.headers ?? {}).filter(([name]) => name !== 'content-length'));
     documented = { status: 200, headers, body: JSON.stringify(document) };
@@ -169,6 +178,8 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
     return readRequestInput(request, { path });
   }
 
+  const authenticate = (request: DoorRequest) => authenticator.authenticate(readSecret(header(request, 'authorization')));
+
   async function handle(request: DoorRequest): Promise<DoorResponse> {
     const { pathname } = request.url;
     const instance = pathname + request.url.search;
@@ -179,10 +190,10 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
     const input = sofaInput(request);
     if (!input.ok) return problem(400, input.message, { instance, errors: input.issues });
 
-    const auth = await authenticator.authenticate(readSecret(header(request, 'authorization')));
+    const auth = await authenticate(request);
     if (isAuthFailure(auth)) return problem(auth.status, auth.message, { instance });
     const rate = await rateLimiter.consume(auth.client.id, 'rest');
-    const rateHeaders = { 'x-ratelimit-limit': String(rate.limit), 'x-ratelimit-remaining': String(rate.remaining) };
+    const rateHeaders = { 'x-ratelimit-limit': String(rate.limit), 'x-ratelimit-remaining': String(rate.remaining), ...rateLimitFields('rest', rate) };
     if (!rate.allowed) {
       metrics.rateLimitRefused('rest');
       return problem(429, `rate limit of ${rate.limit} requests per minute exceeded`, {
@@ -209,6 +220,7 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
     name: 'sofa',
     matches: (pathname) => pathname === SOFA_PREFIX || pathname.startsWith(`${SOFA_PREFIX}/`),
     reject: (status, message, request) => problem(status, message, { instance: request.url.pathname + request.url.search }),
+    caller: async (request) => callerOf(await authenticate(request)),
     handle,
   };
 }

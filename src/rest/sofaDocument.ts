@@ -171,6 +171,58 @@ export function describeSofaAnswers(document: SofaOpenApiDocument, of: GraphQLSc
   return { ...document, openapi: '3.1.0' };
 }
 
+type HeaderObject = { description: string; schema: object; required?: boolean };
+
+/**
+ * Documents what the door in front of SOFA adds to every route: the rate-limit headers on
+ * each answer (`rateHeaders`), and the 429 problem with `Retry-After` once the budget is spent.
+ */
+export function documentRateLimits(document: SofaOpenApiDocument, rateHeaders: Record<string, HeaderObject>, retryAfter: HeaderObject): SofaOpenApiDocument {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      const responses = (operation.responses ?? {}) as Record<string, { description: string; headers?: Record<string, HeaderObject> }>;
+      for (const response of Object.values(responses)) response.headers = { ...rateHeaders, ...response.headers };
+      responses['429'] = {
+        description: "Rate limit of the API client exceeded (one budget with /v2.2); an application/problem+json body",
+        headers: { 'Retry-After': retryAfter, ...rateHeaders },
+      };
+      operation.responses = responses;
+    }
+  }
+  return document;
+}
+
+/** Every query route (GET) takes If-None-Match: its 200 carries the validator headers, and an unchanged answer is a 304 (conditionalRequests.ts). */
+export function documentValidators(
+  document: SofaOpenApiDocument,
+  validator: { headers: Record<string, HeaderObject>; parameter: ParameterObject; notModified: string },
+): SofaOpenApiDocument {
+  for (const operations of Object.values(document.paths ?? {})) {
+    const operation = operations.get;
+    if (!operation) continue;
+    operation.parameters = [...(operation.parameters ?? []), validator.parameter];
+    const responses = (operation.responses ?? {}) as Record<string, { description: string; headers?: Record<string, HeaderObject> }>;
+    if (responses['200']) responses['200'].headers = { ...responses['200'].headers, ...validator.headers };
+    responses['304'] = { description: validator.notModified, headers: validator.headers };
+    operation.responses = responses;
+  }
+  return document;
+}
+
+/** Every mutation route takes Idempotency-Key (idempotentRequests.ts), with the 409 and 422 answers it adds. */
+export function documentIdempotencyKeys(document: SofaOpenApiDocument, rules: string): SofaOpenApiDocument {
+  for (const operations of Object.values(document.paths ?? {})) {
+    const operation = operations.post;
+    if (!operation) continue;
+    operation.parameters = [...(operation.parameters ?? []), { name: 'Idempotency-Key', in: 'header', required: false, description: rules, schema: { type: 'string', minLength: 1, maxLength: 255 } }];
+    const responses = (operation.responses ?? {}) as Record<string, { description: string }>;
+    responses['409'] ??= { description: 'A request with the same Idempotency-Key is still being processed: retry after Retry-After seconds; an application/problem+json body' };
+    responses['422'] ??= { description: 'The Idempotency-Key was already used by this API client with a different request; an application/problem+json body' };
+    operation.responses = responses;
+  }
+  return document;
+}
+
 /**
  * Marks the routes of deprecated root fields `deprecated`, their description naming the
  * replacement: a reason `Use orderCreate` becomes `Deprecated: use POST <basePath>/order-create`.

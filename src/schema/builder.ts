@@ -9,6 +9,7 @@ import type PrismaTypes from '../generated/pothos-prisma-types.ts';
 import { getDatamodel } from '../generated/pothos-prisma-types.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Plain } from '../db/reads/plain.ts';
+import { IDEMPOTENCY_KEY_RULES } from '../idempotentRequests.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { kindOfId } from '../domain/ids.ts';
 import type { GraphQLContext } from './context.ts';
@@ -165,5 +166,7 @@ builder.queryType({
 builder.mutationType({
   description:
     "Writes of the v3 interface; one that needs a scope the caller lacks fails with FORBIDDEN. Refused input comes back in the payload's " +
-    '`userErrors` where the payload has them, else as a GraphQL error whose `extensions.code` says why (e.g. BAD_USER_INPUT, NOT_FOUND, CONFLICT).',
+    '`userErrors` where the payload has them, else as a GraphQL error whose `extensions.code` says why (e.g. BAD_USER_INPUT, NOT_FOUND, CONFLICT). ' +
+    `Over HTTP: ${IDEMPOTENCY_KEY_RULES} Here the request is the whole POST body (document, variables, operation name); the refusals are ` +
+    'GraphQL errors with extensions.code UNPROCESSABLE (422) and CONFLICT (409).',
 });

@@ -43,13 +43,14 @@ export function createContext(input: {
   // Every door hands its resolved caller over here, so this is where the request's span learns the store.
   if (input.auth) {
     trace.getActiveSpan()?.setAttribute(ATTR_STORE_ID, input.auth.store.id);
-    identifyActor(actorOf(input.auth));
+    identifyActor(actorOf(input.auth), input.auth.store.id);
   }
   return { ...input, prisma: input.db.prisma, reads: input.db.reads, maxPageSize: MAX_PAGE_SIZE[input.door], cache: new Map() };
 }
 
 function actorOf(auth: AuthContext): Actor {
   if (auth.merchantUser) return { kind: 'merchant_user', id: auth.merchantUser.id, email: auth.merchantUser.email };
+  if (auth.shopper) return { kind: 'shopper', session: auth.shopper.session };
   return { kind: 'api_client', id: auth.client.id, name: auth.client.name };
 }
 

@@ -4,16 +4,20 @@
 // styles inlined), so it works without internet access. That module holds ~30 MB of
 // heap once loaded, so it is loaded at the first request for the page, not at start.
 // Subscriptions are answered as server-sent events (yoga's), streamed as the client reads.
+// Operations may be sent by hash (automatic persisted queries on a store every instance
+// shares), or, with GRAPHQL_TRUSTED_DOCUMENTS, only by the id of a trusted document
+// (persistedQueries.ts).
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { execute, printSchema, subscribe } from 'graphql';
 import { schema } from './index.ts';
 import { createContext, type GraphQLContext } from './context.ts';
 import { classifyError, toGraphQLError } from './errors.ts';
-import { readSecret, isAuthFailure } from '../auth/authenticate.ts';
+import { callerOf, readSecret, isAuthFailure } from '../auth/authenticate.ts';
 import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import type { AppDeps } from '../door.ts';
 import { graphqlLimitPlugins } from './limits.ts';
 import { openStreamsUpTo, streamAccess } from '../live/openStreams.ts';
+import { isPersistedOperationRefusal, persistedOperations } from './persistedQueries.ts';
 
 const ENDPOINT = '/v3/graphql';
 const SDL_PATH = '/v3/schema.graphql';
@@ -29,7 +33,7 @@ query FirstCustomers {
 `;
 
 /** The error code of a request refused before it ran: a body too large, or a database unavailable for a moment. */
-const REJECTION_CODES: Record<number, string> = { 413: 'PAYLOAD_TOO_LARGE', 503: 'UNAVAILABLE' };
+const REJECTION_CODES: Record<number, string> = { 400: 'BAD_USER_INPUT', 409: 'CONFLICT', 413: 'PAYLOAD_TOO_LARGE', 422: 'UNPROCESSABLE', 503: 'UNAVAILABLE' };
 
 function graphqlError(status: number, code: string, message: string): DoorResponse {
   return json(status, { errors: [{ message, extensions: { code } }] });
@@ -97,6 +101,7 @@ export function createGraphQLDoor({ db, logger, config, authenticator, tracing, 
   const openStreams = openStreamsUpTo(config.subscriptions.perClient);
 
   const sdl = printSchema(schema);
+  const persisted = persistedOperations(db, config.trustedDocuments);
   const yoga = createYoga<{ gqlContext: GraphQLContext }>({
     schema,
     graphqlEndpoint: ENDPOINT,
@@ -114,9 +119,11 @@ export function createGraphQLDoor({ db, logger, config, authenticator, tracing, 
       defaultQuery: GRAPHIQL_QUERY,
     },
     context: ({ gqlContext }) => gqlContext,
-    plugins: [graphqlJsExecution, ...graphqlLimitPlugins(config.graphqlLimits), ...(tracing ? [tracing.graphqlPlugin] : [])],
+    plugins: [graphqlJsExecution, ...graphqlLimitPlugins(config.graphqlLimits), ...(tracing ? [tracing.graphqlPlugin] : []), ...persisted.plugins],
+    extraParamNames: persisted.extraParamNames,
     maskedErrors: {
       maskError: (error) => {
+        if (isPersistedOperationRefusal(error)) return error;
         const classified = classifyError(error);
         if (classified.code === 'INTERNAL_SERVER_ERROR') logger.error('graphql resolver failed', { error: classified.cause });
         else if (classified.code === 'UNAVAILABLE') logger.warn('database unavailable', { error: classified.cause });
@@ -125,6 +132,8 @@ export function createGraphQLDoor({ db, logger, config, authenticator, tracing, 
     },
   });
 
+  const authenticate = (request: DoorRequest) => authenticator.authenticate(readSecret(header(request, 'authorization')));
+
   const wantsGraphiQL = (request: DoorRequest) =>
     request.method === 'GET' && !request.url.searchParams.has('query') && (header(request, 'accept') ?? '').includes('text/html');
 
@@ -132,6 +141,7 @@ export function createGraphQLDoor({ db, logger, config, authenticator, tracing, 
     name: 'v3',
     matches: (pathname) => pathname === ENDPOINT || pathname === SDL_PATH || pathname.startsWith('/v3/'),
     reject: (status, message) => graphqlError(status, REJECTION_CODES[status] ?? 'INTERNAL_SERVER_ERROR', message),
+    caller: async (request) => callerOf(await authenticate(request)),
     async handle(request) {
       const { pathname } = request.url;
       if (pathname === SDL_PATH && request.method === 'GET') {
@@ -145,7 +155,7 @@ export function createGraphQLDoor({ db, logger, config, authenticator, tracing, 
         if (!body.ok) return graphqlError(400, body.issues.length > 0 ? 'BAD_USER_INPUT' : 'BAD_REQUEST', body.message);
       }
       if (wantsGraphiQL(request)) return runYoga(request, undefined);
-      const auth = await authenticator.authenticate(readSecret(header(request, 'authorization')));
+      const auth = await authenticate(request);
       if (isAuthFailure(auth)) return graphqlError(auth.status, auth.status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', auth.message);
       if (!(header(request, 'accept') ?? '').includes('text/event-stream')) {
         return runYoga(request, createContext({ db, auth, door: 'v3', logger, requestId: request.requestId }));

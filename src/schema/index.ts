@@ -22,7 +22,9 @@ import './coverage.ts';
 import './invoices.ts';
 import './storefront.ts';
 import './subscriptions.ts';
+import './privacy.ts';
+import { nameMutations } from './audit.ts';
 import { enforceConnectionArgs } from './connectionArgs.ts';
 import { checkPayloadsBeforeWriting, resolveNodeIdsSynchronously } from './node.ts';
 
-export const schema = checkPayloadsBeforeWriting(resolveNodeIdsSynchronously(enforceConnectionArgs(builder.toSchema({ sortSchema: false }))));
+export const schema = nameMutations(checkPayloadsBeforeWriting(resolveNodeIdsSynchronously(enforceConnectionArgs(builder.toSchema({ sortSchema: false })))));

@@ -34,6 +34,10 @@ const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   storefront_events_write: 'Record storefront (web pixel) events',
   customer_events_write: 'Record custom events',
   invoices_read: 'Read invoices and the billing settings',
+  audit_read: "Read the audit trail: who changed the store's data, when, through which door and operation, and the values before and after",
+  customers_privacy:
+    "Export one person's data (customerDataExport) and erase it (customerErase): all of a shopper's records at once, so given only " +
+    "to what answers shoppers' requests; a merchant user's session also needs it to erase every shopper's data of the store",
 };
 
 export const ApiScope = builder.enumType('ApiScope', {

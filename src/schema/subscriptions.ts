@@ -11,6 +11,7 @@ import { LocationInventoryLevel } from './inventory.ts';
 import { Return, ReturnStatus } from './returns.ts';
 import * as inventory from '../domain/inventory.ts';
 import type { LiveAccess, LiveEvent } from '../live/feed.ts';
+import { readsOnPrimary } from '../db/replicas.ts';
 
 function liveAccess(ctx: GraphQLContext): LiveAccess {
   if (!ctx.live) {
@@ -63,7 +64,8 @@ async function liveObjects<T>(
         if (next.done) return next;
         let object: T | null;
         try {
-          object = await sharedRead(next.value, key, () => read(query, next.value, storeId));
+          // The change was announced by the primary at its commit; a replica may not have replayed it yet.
+          object = await sharedRead(next.value, key, () => readsOnPrimary(() => read(query, next.value, storeId)));
         } catch (error) {
           await end();
           throw error;

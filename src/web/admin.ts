@@ -5,7 +5,8 @@ import type { DoorResponse } from '../door.ts';
 import { runOperation, type Operation } from '../schema/execute.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import { csrfField, formatDate, html, money, type Html } from './html.ts';
-import { page, redirect } from './http.ts';
+import { customerDataExportAnswer } from '../customerDataExport.ts';
+import { page, redirect, SECURITY_HEADERS } from './http.ts';
 import { LIVE_RETURNS_SCRIPT_PATH, RETURN_EVENTS_PATH } from './liveReturns.ts';
 import { ops } from './operations.ts';
 
@@ -119,6 +120,85 @@ ${list.filters ?? ''}<div><button type="submit">Search</button></div></form>`;
 ${list.region ? list.region(table) : table}`, list.script);
 }
 
+// ------------------------------------------------------------------ history (the audit trail)
+
+interface AuditEntryRow {
+  id: string;
+  occurredAt: string;
+  actor: { kind: string; id: string | null; name: string | null };
+  door: string;
+  operation: string | null;
+  requestId: string | null;
+  object: { kind: string; id: string };
+  parent: { kind: string; id: string } | null;
+  action: 'INSERT' | 'UPDATE' | 'DELETE';
+  changes: { field: string; before: unknown; after: unknown }[];
+}
+
+const ACTION_WORDS: Record<AuditEntryRow['action'], string> = { INSERT: 'created', UPDATE: 'changed', DELETE: 'deleted' };
+
+function actorText({ kind, id, name }: AuditEntryRow['actor']): string {
+  switch (kind) {
+    case 'API_CLIENT':
+      return `API client ${name ?? ''} (${id})`;
+    case 'MERCHANT_USER':
+      return name ?? `merchant user ${id}`;
+    case 'SHOPPER':
+      return `Shopper (session ${id})`;
+    case 'JOB':
+      return `Job ${id}`;
+    default:
+      return `Database${id ? ` (${id})` : ''}`;
+  }
+}
+
+/** An object kind in words: ORDER_LINE_ITEM is "Order line item", API_CLIENT "API client". */
+function kindText(kind: string): string {
+  const words = kind.toLowerCase().replace(/^api_/, 'API_').split('_').join(' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function auditValue(value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function historyRow(entry: AuditEntryRow): Html {
+  const kind = kindText(entry.object.kind);
+  const what = entry.parent ? `${kind} ${entry.object.id} ${ACTION_WORDS[entry.action]}` : `${kind} ${ACTION_WORDS[entry.action]}`;
+  const changes = entry.changes.map((c) =>
+    entry.action === 'UPDATE' ? html`<li><code>${c.field}</code> ${auditValue(c.before)} → ${auditValue(c.after)}</li>` : html`<li><code>${c.field}</code> ${auditValue(entry.action === 'INSERT' ? c.after : c.before)}</li>`,
+  );
+  return html`<tr data-entry-id="${entry.id}"><td>${formatDate(entry.occurredAt)}</td><td>${actorText(entry.actor)}</td>
+<td>${entry.door}${entry.operation ? html` · ${entry.operation}` : ''}${entry.requestId ? html`<br><code>${entry.requestId}</code>` : ''}</td><td>${what}</td><td><ul>${changes}</ul></td></tr>`;
+}
+
+interface HistoryList {
+  title: string;
+  /** objectHistory or actorHistory, and its variables. */
+  operation: Operation;
+  variables: Record<string, unknown>;
+  /** The page's address: older entries are linked from it with their cursor as `history`; absent, only the newest page is shown. */
+  path?: string;
+}
+
+/** A history section, newest first: the page after the `history` cursor of the page's address when the list pages. */
+async function historySection(req: DashboardRequest, list: HistoryList): Promise<Html> {
+  const after = list.path ? req.query.get('history') || undefined : undefined;
+  const { auditEntries } = await run<{ auditEntries: Connection<AuditEntryRow> }>(req, list.operation, { ...list.variables, after });
+  const { hasNextPage, endCursor } = auditEntries.pageInfo;
+  const older =
+    list.path && hasNextPage && endCursor ? html`<p class="pager"><a href="${list.path}?${new URLSearchParams({ history: endCursor }).toString()}" rel="next">Older changes</a></p>` : '';
+  return html`<h2>${list.title}</h2>
+${auditEntries.nodes.length > 0
+  ? html`<div class="table"><table class="history"><thead><tr><th>When</th><th>Who</th><th>Through</th><th>What</th><th>Changes</th></tr></thead><tbody>${auditEntries.nodes.map(historyRow)}</tbody></table></div>${older}`
+  : html`<p>No changes recorded.</p>`}`;
+}
+
+/** The history of a record and its parts (an order's lines, a return's items), on the record's page at `path`. */
+const objectHistory = (req: DashboardRequest, path: string, kind: string, id: string) =>
+  historySection(req, { title: 'History', operation: ops.objectHistory, variables: { kind, id }, path });
+
 // ------------------------------------------------------------------ API clients
 
 interface ApiClientRow {
@@ -132,7 +212,7 @@ interface ApiClientRow {
 async function developerPage(req: DashboardRequest, created?: { secret: string; name: string }, error?: string): Promise<DoorResponse> {
   const { apiClients } = await run<{ apiClients: ApiClientRow[] }>(req, ops.apiClients);
   const rows = apiClients.map(
-    (c) => html`<tr><td>${c.name}</td><td><code>${c.id}</code></td><td>${c.scopes.join(' ')}</td><td>${formatDate(c.createdAt)}</td>
+    (c) => html`<tr><td><a href="/admin/settings/developer/api-clients/${c.id}">${c.name}</a></td><td><code>${c.id}</code></td><td>${c.scopes.join(' ')}</td><td>${formatDate(c.createdAt)}</td>
 <td>${c.revokedAt ? html`Revoked ${formatDate(c.revokedAt)}` : html`<form method="post" action="/admin/settings/developer/api-clients/${c.id}/revoke">${csrfField(req.session.csrfToken)}<button type="submit" class="secondary" aria-label="Revoke ${c.name}">Revoke</button></form>`}</td></tr>`,
   );
   const scopeBoxes = SCOPES.map((s) => html`<label class="check"><input type="checkbox" name="scopes" value="${s}"> ${s}</label>`);
@@ -158,6 +238,26 @@ async function createClient(req: DashboardRequest): Promise<DoorResponse> {
   const outcome = await runOperation<{ apiClientCreate: { secret: string; apiClient: { name: string } } }>(ops.apiClientCreate, { name, scopes }, req.ctx);
   if (!outcome.ok) return developerPage(req, undefined, outcome.error.message);
   return developerPage(req, { secret: outcome.data.apiClientCreate.secret, name: outcome.data.apiClientCreate.apiClient.name });
+}
+
+/** An API client: what it is, what it changed, and the history of the client itself. */
+async function apiClientPage(req: DashboardRequest, id: string): Promise<DoorResponse> {
+  const { apiClients } = await run<{ apiClients: ApiClientRow[] }>(req, ops.apiClients);
+  const client = apiClients.find((c) => c.id === id);
+  if (!client) return notFound(req);
+  const path = `/admin/settings/developer/api-clients/${encodeURIComponent(client.id)}`;
+  const made = await historySection(req, { title: 'Changes made by this client', operation: ops.actorHistory, variables: { kind: 'API_CLIENT', id: client.id }, path });
+  // The client's own history is short (created, revoked): its newest page is all of it.
+  const own = await historySection(req, { title: 'History of this client', operation: ops.objectHistory, variables: { kind: 'API_CLIENT', id: client.id } });
+  return view(
+    req,
+    200,
+    `API client ${client.name}`,
+    html`<section class="card"><p><strong>Id</strong> <code>${client.id}</code> · <strong>Created</strong> ${formatDate(client.createdAt)}${client.revokedAt ? html` · <strong>Revoked</strong> ${formatDate(client.revokedAt)}` : ''}</p>
+<p><strong>Scopes</strong> ${client.scopes.join(' ')}</p></section>
+${made}
+${own}`,
+  );
 }
 
 // ------------------------------------------------------------------ coverage and billing
@@ -422,7 +522,8 @@ ${tagsForm(req, ret, returnTags.map((t) => t.name))}
 <ol>${ret.statusChanges.map((c) => html`<li>${formatDate(c.createdAt)}: ${c.operation} ${c.fromStatus ?? '—'} → ${c.toStatus}</li>`)}</ol>
 <h2>Notes</h2>
 <ul>${ret.notes.map((n) => html`<li>${formatDate(n.createdAt)}: ${n.content}</li>`)}</ul>
-<form method="post" action="/admin/returns/${ret.id}/note" class="card">${csrf}<label for="note-content">Add a note</label><textarea id="note-content" name="content" maxlength="255" required></textarea><button type="submit">Add note</button></form>`,
+<form method="post" action="/admin/returns/${ret.id}/note" class="card">${csrf}<label for="note-content">Add a note</label><textarea id="note-content" name="content" maxlength="255" required></textarea><button type="submit">Add note</button></form>
+${await objectHistory(req, `/admin/returns/${encodeURIComponent(ret.id)}`, 'RETURN', ret.id)}`,
   );
 }
 
@@ -542,7 +643,8 @@ async function orderPage(req: DashboardRequest, id: string): Promise<DoorRespons
 <h2>Line items</h2>
 <div class="table"><table><thead><tr><th>Item</th><th>SKU</th><th>Ordered</th><th>Returnable</th><th>Price</th></tr></thead><tbody>${lines}</tbody></table></div>
 <h2>Fulfillments</h2>
-${fulfillmentsSection(order)}`,
+${fulfillmentsSection(order)}
+${await objectHistory(req, `/admin/orders/${encodeURIComponent(order.id)}`, 'ORDER', order.id)}`,
   );
 }
 
@@ -579,6 +681,7 @@ interface CustomerDetail extends CustomerRow {
   createdAt: string;
   location: Record<'street1' | 'street2' | 'city' | 'state' | 'stateCode' | 'postalCode' | 'country' | 'countryCode', string | null> | null;
   subscriptions: { channel: string; kind: string; status: string; address: string; changedAt: string }[];
+  redactedAt: string | null;
 }
 
 interface CustomerReturnRow extends ReturnRow {
@@ -612,7 +715,8 @@ function customFieldValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-async function customerPage(req: DashboardRequest, id: string): Promise<DoorResponse> {
+/** The customer's page; `outcome` is what an erasure asked from it just did (or why it was refused). */
+async function customerPage(req: DashboardRequest, id: string, outcome?: { status: number; message: Html }): Promise<DoorResponse> {
   const found = await runOperation<{ node: Partial<CustomerDetail> | null }>(ops.customerDetail, { id }, req.ctx);
   // An id that is no id of the service is as absent as another store's.
   if (!found.ok) {
@@ -637,9 +741,9 @@ async function customerPage(req: DashboardRequest, id: string): Promise<DoorResp
   const fields = Object.entries(customer.customFields ?? {});
   return view(
     req,
-    200,
+    outcome?.status ?? 200,
     customer.name || customer.email || customer.phoneNumber || 'Customer',
-    html`<section class="card"><p><strong>E-mail</strong> ${customer.email ?? 'none'}</p>
+    html`${outcome?.message ?? ''}<section class="card"><p><strong>E-mail</strong> ${customer.email ?? 'none'}</p>
 <p><strong>Name</strong> ${[customer.firstName, customer.lastName].filter(Boolean).join(' ') || 'none'}</p>
 <p><strong>Phone</strong> ${customer.phoneNumbers.join(', ') || 'none'}</p>
 ${place ? html`<p><strong>Location</strong> ${place}</p>` : ''}
@@ -661,8 +765,88 @@ ${more('orders', activity.orders)}
 ${returns.length > 0
   ? html`<div class="table"><table id="customer-returns"><thead><tr><th>Return</th><th>Order</th><th>Status</th><th>Type</th><th>Total</th><th>Updated</th></tr></thead><tbody>${returns.map(returnRow)}</tbody></table></div>`
   : html`<p>No returns.</p>`}
-${more('returns', activity.returns)}`,
+${more('returns', activity.returns)}
+${privacySection(req, customer)}`,
   );
+}
+
+// ------------------------------------------------------------------ a shopper's data: export and erasure
+
+/** The shopper's requests about their data: a download of all of it, and its erasure (which asks to be confirmed). */
+function privacySection(req: DashboardRequest, customer: CustomerDetail): Html {
+  const erased = customer.redactedAt ? html`<p id="customer-erased"><strong>Personal data erased</strong> ${formatDate(customer.redactedAt)}</p>` : '';
+  return html`<h2>Personal data</h2>
+<section class="card">${erased}
+<p>Everything the store holds about this customer (its orders, returns, events, webhook deliveries and history), as one JSON file.</p>
+<form method="get" action="/admin/customers/${customer.id}/export"><button type="submit" id="customer-export">Export personal data</button></form>
+${customer.redactedAt
+  ? ''
+  : html`<form method="post" action="/admin/customers/${customer.id}/erase">${csrfField(req.session.csrfToken)}
+<p>Erasing replaces this customer's names, e-mail, phone numbers, addresses, notes and custom fields everywhere they are kept, keeping amounts and dates for the accounts. It cannot be undone.</p>
+<label class="check"><input type="checkbox" name="confirm" value="yes" required> I understand that erasure cannot be undone</label>
+<button type="submit" id="customer-erase">Erase personal data</button></form>`}</section>`;
+}
+
+async function exportCustomer(req: DashboardRequest, id: string): Promise<DoorResponse> {
+  return customerDataExportAnswer(req.ctx, { customerId: id }, {
+    pageSize: req.ctx.maxPageSize,
+    headers: SECURITY_HEADERS,
+    refused: (failure) => {
+      if (failure.error.code === 'BAD_USER_INPUT' || failure.error.code === 'NOT_FOUND') return notFound(req);
+      const refusal = failureOf(failure.error);
+      return view(req, refusal.status, 'Error', html`<div class="error" role="alert">${refusal.message}</div>`);
+    },
+  });
+}
+
+type ErasureCountRows = Record<string, number>;
+
+function erasureSummary(total: number, counts: ErasureCountRows): Html {
+  const changed = Object.entries(counts).filter(([, n]) => n > 0);
+  return html`<div class="notice" role="status" id="erasure-result"><p>${total === 0 ? 'Nothing was left to erase.' : `Erased: ${total} records changed.`}</p>
+${changed.length > 0 ? html`<ul>${changed.map(([kind, n]) => html`<li>${kind}: ${n}</li>`)}</ul>` : ''}</div>`;
+}
+
+async function eraseCustomerData(req: DashboardRequest, id: string): Promise<DoorResponse> {
+  if (req.form.get('confirm') !== 'yes') {
+    return customerPage(req, id, { status: 400, message: html`<div class="error" role="alert">Tick the box to confirm: erasure cannot be undone.</div>` });
+  }
+  const outcome = await runOperation<{ customerErase: { total: number; counts: ErasureCountRows } }>(ops.customerErase, { id }, req.ctx);
+  if (!outcome.ok) {
+    if (outcome.error.code === 'BAD_USER_INPUT' || outcome.error.code === 'NOT_FOUND') return notFound(req);
+    const refusal = failureOf(outcome.error);
+    return customerPage(req, id, { status: refusal.status, message: html`<div class="error" role="alert">${refusal.message}</div>` });
+  }
+  return customerPage(req, id, { status: 200, message: erasureSummary(outcome.data.customerErase.total, outcome.data.customerErase.counts) });
+}
+
+/** Settings → Privacy: the erasure of every shopper's data of the store, for a merchant that leaves. */
+function privacySettingsPage(req: DashboardRequest, result?: { status: number; message: Html }): DoorResponse {
+  return view(
+    req,
+    result?.status ?? 200,
+    'Settings → Privacy',
+    html`${result?.message ?? ''}<p>A shopper's data is exported or erased from their customer page.</p>
+<h2>Leaving the service</h2>
+<form method="post" action="/admin/settings/privacy/erase-store" class="card">${csrfField(req.session.csrfToken)}
+<p>Erases every shopper's personal data in the store: names, e-mails, phone numbers, addresses, notes, custom fields and events, and the values in the store's history. Orders and returns keep their amounts, dates, products and statuses. It cannot be undone.</p>
+<label for="confirm-store">Type the store's id to confirm</label><input type="text" id="confirm-store" name="confirmStoreId" required autocomplete="off">
+<button type="submit" id="store-erase">Erase every shopper's data</button></form>`,
+  );
+}
+
+async function eraseStoreData(req: DashboardRequest): Promise<DoorResponse> {
+  const outcome = await runOperation<{ storeCustomerDataErase: { total: number; counts: ErasureCountRows } }>(
+    ops.storeCustomerDataErase,
+    { confirmStoreId: req.form.get('confirmStoreId') ?? '' },
+    req.ctx,
+  );
+  if (!outcome.ok) {
+    const refusal = failureOf(outcome.error);
+    return privacySettingsPage(req, { status: refusal.status, message: html`<div class="error" role="alert">${refusal.message}</div>` });
+  }
+  const { total, counts } = outcome.data.storeCustomerDataErase;
+  return privacySettingsPage(req, { status: 200, message: erasureSummary(total, counts) });
 }
 
 // ------------------------------------------------------------------ products
@@ -753,7 +937,8 @@ ${levels.length > 0
 <tbody>${stock}</tbody>
 <tfoot><tr${sum('available') < 0 ? html` class="oversold"` : ''}><th scope="row">All locations${product.inventoryLevels.pageInfo.hasNextPage ? ' (first 100)' : ''}</th><td class="num">${sum('quantity')}</td><td class="num">${available(sum('available'))}</td><td class="num">${sum('committed')}</td><td class="num">${sum('reserved')}</td><td></td></tr></tfoot></table></div>
 <p class="hint">Available is quantity less committed and reserved; below zero, orders committed more than is on hand.</p>`
-  : html`<p>No stock at any location.</p>`}`,
+  : html`<p>No stock at any location.</p>`}
+${await objectHistory(req, `/admin/products/${encodeURIComponent(product.id)}`, 'PRODUCT', product.id)}`,
   );
 }
 
@@ -767,6 +952,7 @@ export async function dashboard(req: DashboardRequest): Promise<DoorResponse> {
     if (section === 'settings' && id === 'developer') {
       if (!action && get) return await developerPage(req);
       if (action === 'api-clients' && !extra && req.method === 'POST') return await createClient(req);
+      if (action === 'api-clients' && extra && get && req.segments.length === 4) return await apiClientPage(req, extra);
       if (action === 'api-clients' && extra && req.method === 'POST' && req.segments[4] === 'revoke' && req.segments.length === 5) {
         const outcome = await runOperation(ops.apiClientRevoke, { id: extra }, req.ctx);
         if (!outcome.ok) return outcome.error.code === 'NOT_FOUND' ? notFound(req) : await developerPage(req, undefined, outcome.error.message);
@@ -776,6 +962,10 @@ export async function dashboard(req: DashboardRequest): Promise<DoorResponse> {
     if (section === 'settings' && id === 'coverage') {
       if (!action && get) return await coveragePage(req);
       if (action && !extra && req.method === 'POST') return await saveCoverage(req, action);
+    }
+    if (section === 'settings' && id === 'privacy') {
+      if (!action && get) return privacySettingsPage(req);
+      if (action === 'erase-store' && !extra && req.method === 'POST') return await eraseStoreData(req);
     }
     if (section === 'webhooks') {
       if (!id && get) return await webhooksPage(req);
@@ -795,6 +985,8 @@ export async function dashboard(req: DashboardRequest): Promise<DoorResponse> {
     if (section === 'customers') {
       if (!id && get) return await customersPage(req);
       if (id && !action && get) return await customerPage(req, id);
+      if (id && action === 'export' && !extra && get) return await exportCustomer(req, id);
+      if (id && action === 'erase' && !extra && req.method === 'POST') return await eraseCustomerData(req, id);
     }
     if (section === 'products') {
       if (!id && get) return await productsPage(req);

@@ -115,8 +115,8 @@ export function createWebDoor(deps: AppDeps): Door {
 
   async function shopper(request: DoorRequest, segments: string[]): Promise<DoorResponse> {
     const [storeId, ...rest] = segments;
-    const auth = storeId ? await shopperAuth(db.prisma, storeId) : null;
     const form = formToken(request);
+    const auth = storeId ? await shopperAuth(db.prisma, storeId, form.token) : null;
     const withCookie = (response: DoorResponse) => (form.setCookie ? { ...response, headers: { ...response.headers, 'set-cookie': form.setCookie } } : response);
     if (!auth) return withCookie(page(404, { title: 'Not found', body: html`<p>There is no such store.</p>` }));
     const ctx = createContext({ db, auth, door: 'web', logger, requestId: request.requestId });
@@ -146,6 +146,8 @@ export function createWebDoor(deps: AppDeps): Door {
     name: 'web',
     matches: (pathname) => pathname === '/admin' || pathname.startsWith('/admin/') || pathname === '/portal' || pathname.startsWith('/portal/'),
     reject: (status, message) => page(status, { title: 'Error', body: html`<p>${message}</p>` }),
+    // Pages act for a signed-in merchant user or a shopper, never an API client.
+    caller: async () => undefined,
     handle,
   };
 }

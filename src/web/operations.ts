@@ -6,7 +6,15 @@ const RETURN_FIELDS = `id number status type createdAt updatedAt currency
   order { id name }
   total { amount currency }`;
 
+const ERASURE_COUNTS = `customers customerPhoneNumbers customFieldValues customFieldOptions customerSubscriptions orders fulfillmentTrackingEvents
+  returns returnItems returnNotes customEvents storefrontEvents webhookEvents webhookDeliveries deliveryAttempts auditEntries storedAnswers persistedQueries`;
+
 const ORDER_ROW_FIELDS = `id name placedAt totalPrice { amount currency } submittedCustomer { name firstName lastName email phoneNumber }`;
+
+/** A page of audit entries as the history sections show them. */
+const AUDIT_PAGE = `nodes { id occurredAt actor { kind id name } door operation requestId object { kind id } parent { kind id } action
+    changes { field before after } }
+  pageInfo { hasNextPage endCursor }`;
 
 export const ops = {
   storeName: defineOperation(`query StoreName { store { id name } }`),
@@ -14,6 +22,12 @@ export const ops = {
   apiClientCreate: defineOperation(`mutation ApiClientCreate($name: String!, $scopes: [ApiScope!]!) {
     apiClientCreate(name: $name, scopes: $scopes) { secret apiClient { id name scopes } } }`),
   apiClientRevoke: defineOperation(`mutation ApiClientRevoke($id: ID!) { apiClientRevoke(id: $id) { id revokedAt } }`),
+
+  // The history of a record (with its parts), and what one actor changed.
+  objectHistory: defineOperation(`query ObjectHistory($kind: AuditObjectKind!, $id: String!, $after: String) {
+    auditEntries(first: 50, after: $after, object: { kind: $kind, id: $id }) { ${AUDIT_PAGE} } }`),
+  actorHistory: defineOperation(`query ActorHistory($kind: AuditActorKind!, $id: String!, $after: String) {
+    auditEntries(first: 50, after: $after, actor: { kind: $kind, id: $id }) { ${AUDIT_PAGE} } }`),
 
   coverageSettings: defineOperation(`query CoverageSettings {
     coverageProducts { id type enabled title description percentage minimumPrice maximumPrice eligibleProductIds }
@@ -75,7 +89,11 @@ export const ops = {
   customerDetail: defineOperation(`query CustomerDetail($id: ID!) {
     node(id: $id) { ... on Customer { id email name firstName lastName phoneNumber phoneNumbers customFields createdAt updatedAt
       location { street1 street2 city state stateCode postalCode country countryCode }
-      subscriptions { channel kind status address changedAt } } } }`),
+      subscriptions { channel kind status address changedAt } redactedAt } } }`),
+  customerErase: defineOperation(`mutation CustomerErase($id: ID!) {
+    customerErase(input: { customerId: $id }) { total counts { ${ERASURE_COUNTS} } } }`),
+  storeCustomerDataErase: defineOperation(`mutation StoreCustomerDataErase($confirmStoreId: ID!) {
+    storeCustomerDataErase(confirmStoreId: $confirmStoreId) { total counts { ${ERASURE_COUNTS} } } }`),
   // Customer has no orders field: its orders and returns are found by searching for its e-mail (or phones).
   customerActivity: defineOperation(`query CustomerActivity($q: String!) {
     orders(first: 50, query: $q) { nodes { ${ORDER_ROW_FIELDS} } pageInfo { hasNextPage } }

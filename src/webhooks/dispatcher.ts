@@ -62,6 +62,14 @@ export interface DispatcherOptions {
   onAttempt?: (outcome: 'delivered' | 'retry' | 'discarded') => void;
 }
 
+/**
+ * A failed attempt as the log says it: the status, without the subscriber's answer, which may
+ * quote the body it was sent (a shopper's data); the delivery log keeps it for the merchant.
+ */
+function withoutAnswer(error: string | null): string | null {
+  return error === null ? null : error.replace(/^(HTTP \d+):[\s\S]*$/, '$1');
+}
+
 /** Delay before attempt `attempt + 1` after attempt `attempt` (1-based) failed. */
 export function retryDelayMs(attempt: number, schedule: RetrySchedule): number {
   return Math.min(schedule.firstDelayMs * 2 ** (attempt - 1), schedule.maxDelayMs);
@@ -438,7 +446,7 @@ export class WebhookDispatcher {
         continue;
       }
       this.onAttempt?.(status === 'DELIVERED' ? 'delivered' : status === 'DISCARDED' ? 'discarded' : 'retry');
-      if (status === 'DISCARDED') this.logger.warn('webhook delivery discarded after its last attempt', { deliveryId: claimed.id, attempts, error });
+      if (status === 'DISCARDED') this.logger.warn('webhook delivery discarded after its last attempt', { deliveryId: claimed.id, attempts, error: withoutAnswer(error) });
     }
   }
 }

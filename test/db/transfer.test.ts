@@ -45,11 +45,11 @@ let deliveredFromSource: number;
 let phase: 'source' | 'target' = 'source';
 const cleanups: (() => Promise<unknown>)[] = [];
 
-/** Every table's rows as JSON, in a fixed order (PostgreSQL writes the JSON on both kinds of database). */
+/** Every moved table's rows as JSON, in a fixed order (PostgreSQL writes the JSON on both kinds of database); each database keeps its own change counters. */
 async function tableRows(sql: SqlChannel): Promise<Record<string, string>> {
   const tables = await sql.query<{ name: string }>(
     `SELECT c.relname::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
-     WHERE c.relkind = 'r' AND c.relname <> '_prisma_migrations' ORDER BY 1`,
+     WHERE c.relkind = 'r' AND c.relname NOT IN ('_prisma_migrations', 'StoreChangeCounter') ORDER BY 1`,
   );
   const rows: Record<string, string> = {};
   for (const { name } of tables) {

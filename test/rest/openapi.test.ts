@@ -9,7 +9,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { restRoutes } from '../../src/rest/routes/index.ts';
-import { buildOpenApiDocument, type OpenApiOperation } from '../../src/rest/openapi.ts';
+import { buildOpenApiDocument, VALIDATOR_HEADERS, type OpenApiOperation } from '../../src/rest/openapi.ts';
 import { call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { expectValidRestResponse, findPathTemplate, openApiDocument, restResponseProblems } from '../support/openapi.ts';
 import { REFERENCE_PACKAGE } from '../support/reference.ts';
@@ -60,7 +60,12 @@ function schemasOf(doc: Record<string, unknown>): [string, Record<string, unknow
   }
   for (const [path, method, op] of extensions()) {
     const at = `${method.toUpperCase()} ${path}`;
-    for (const p of op.parameters as { name: string; schema: Record<string, unknown> }[]) out.push([`${at} parameter ${p.name}`, p.schema]);
+    const shared = (doc.components as { parameters: Record<string, { name: string; schema: Record<string, unknown> }> }).parameters;
+    for (const given of op.parameters as ({ name: string; schema: Record<string, unknown> } | { $ref: string })[]) {
+      // A shared parameter (the reference's Idempotency-Key) is checked where it is declared.
+      const p = '$ref' in given ? shared[given.$ref.replace('#/components/parameters/', '')] : given;
+      out.push([`${at} parameter ${p.name}`, p.schema]);
+    }
     const body = (op.requestBody as { content?: Record<string, { schema: Record<string, unknown> }> } | undefined)?.content;
     for (const [type, media] of Object.entries(body ?? {})) out.push([`${at} request ${type}`, media.schema]);
     for (const [status, response] of Object.entries(op.responses)) {
@@ -168,13 +173,52 @@ describe('the document', () => {
     expect(vendored, 'run npm run reference:vendor').toEqual(packageDocument());
   });
 
-  it('describes every reference operation it serves exactly as the reference does', () => {
+  /**
+   * The served operation without what the service adds to every write of the reference: the
+   * reference's own Idempotency-Key parameter, and its 409 and 422 answers where the reference has none.
+   */
+  function withoutIdempotencyKey(path: string, method: string, op: Record<string, unknown>, referenceOp: Record<string, unknown>): Record<string, unknown> {
+    const parameters = (op.parameters as { $ref?: string }[] | undefined) ?? [];
+    const keyed = parameters.some((p) => p.$ref === '#/components/parameters/idempotency-key.param');
+    // Public operations have no API client for a key to belong to.
+    if (method === 'get' || restRoutes.some((route) => route.public && route.path === path && route.method.toLowerCase() === method)) {
+      expect(keyed).toBe(false);
+      return op;
+    }
+    expect(keyed, `${method} ${String(op.operationId)} takes Idempotency-Key`).toBe(true);
+    const referenceKeyed = ((referenceOp.parameters as { $ref?: string }[] | undefined) ?? []).some((p) => p.$ref === '#/components/parameters/idempotency-key.param');
+    if (referenceKeyed) return op;
+    const responses = { ...(op.responses as Record<string, unknown>) };
+    for (const status of ['409', '422']) if (!(status in (referenceOp.responses as Record<string, unknown>))) delete responses[status];
+    const rest = parameters.filter((p) => p.$ref !== '#/components/parameters/idempotency-key.param');
+    const { parameters: _parameters, ...others } = op;
+    return { ...others, ...(referenceOp.parameters !== undefined || rest.length > 0 ? { parameters: rest } : {}), responses };
+  }
+
+  /** A reference GET of a client as the reference has it: without If-None-Match, the validator headers of its 200 and its 304. */
+  function withoutValidators(path: string, method: string, op: Record<string, unknown>): Record<string, unknown> {
+    const responses = op.responses as Record<string, { headers?: Record<string, unknown> }>;
+    if (method !== 'get' || restRoutes.some((route) => route.public && route.path === path && route.method === 'GET') || !responses['200']) return op;
+    const parameters = (op.parameters as { name?: string }[] | undefined) ?? [];
+    expect(parameters.filter((p) => p.name === 'If-None-Match'), `${path} takes If-None-Match`).toHaveLength(1);
+    expect(responses['304']?.headers, `${path} answers 304`).toEqual(VALIDATOR_HEADERS);
+    const { '304': _notModified, ...others } = responses;
+    const { ETag: _etag, 'Cache-Control': _cacheControl, Vary: _vary, ...headers } = responses['200'].headers ?? {};
+    const ok = { ...responses['200'], ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+    if (Object.keys(headers).length === 0) delete ok.headers;
+    const rest = parameters.filter((p) => p.name !== 'If-None-Match');
+    const { parameters: _parameters, ...fields } = op;
+    return { ...fields, ...(rest.length > 0 ? { parameters: rest } : {}), responses: { ...others, '200': ok } };
+  }
+
+  it('describes every reference operation it serves exactly as the reference does, apart from Idempotency-Key on every write and If-None-Match on every read', () => {
     const reference = packageDocument() as { paths: Record<string, Record<string, unknown>>; components: Record<string, Record<string, unknown>> };
     const served_ = served as unknown as { paths: Record<string, Record<string, unknown>>; components: Record<string, Record<string, unknown>> };
     const described = operations().filter(([, , op]) => !op['x-extension']);
     expect(described.length).toBeGreaterThan(0);
     for (const [path, method, op] of described) {
-      expect(op, `${method} ${path}`).toEqual(reference.paths[path][method]);
+      const asReference = withoutValidators(path, method, op as unknown as Record<string, unknown>);
+      expect(withoutIdempotencyKey(path, method, asReference, reference.paths[path][method] as Record<string, unknown>), `${method} ${path}`).toEqual(reference.paths[path][method]);
       expect(served_.paths[path].parameters, `${path} parameters`).toEqual(reference.paths[path].parameters);
     }
     for (const kind of ['schemas', 'parameters', 'headers']) {

@@ -13,7 +13,6 @@
 //   - the budget client is admitted at most its limit per one-minute window (plus the
 //     requests it has in flight) although its requests reach all three instances.
 // It prints the figures of every failover and exits non-zero when a check fails.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,8 +24,9 @@ import type { Database } from '../../src/db/database.ts';
 import type { Topic } from '../../src/domain/events.ts';
 import { createApiClient } from '../../src/domain/stores.ts';
 import { freePort, startPostgresServer } from '../support/postgresServer.ts';
-import { exited, startService, type Service } from '../support/service.ts';
+import { exited, startService } from '../support/service.ts';
 import { startReceiver, waitFor, type Receiver } from '../webhooks/support.ts';
+import { cleanups, ensurePackages, instancesHaproxyConfig, runSoak, startHaproxy, watchRotation, type Instance } from './cluster.ts';
 import { checkDeliveries, missingWrites, prepareFixture, write, WRITE_KINDS, writeKey, type Acknowledged, type DeliveryCheck, type Fixture, type WriteKind } from './support.ts';
 
 const INSTANCES = 3;
@@ -49,42 +49,6 @@ const SUBSCRIBERS: { name: string; topics: Topic[] }[] = [
   { name: 'stock', topics: ['order.created', 'inventory_level.updated'] },
 ];
 
-type Cleanup = () => Promise<void> | void;
-/** Run in reverse on the way out, also on Ctrl-C: the PostgreSQL server runs detached and would outlive the soak. */
-const cleanups: Cleanup[] = [];
-
-let cleaning: Promise<void> | undefined;
-
-/** Runs the clean-ups once; a Ctrl-C during the run and the run's own ending both wait for the same one. */
-function cleanUp(): Promise<void> {
-  cleaning ??= (async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) {
-      try {
-        await cleanup();
-      } catch (error) {
-        process.stderr.write(`cluster soak: clean-up step failed: ${(error as Error).message}\n`);
-      }
-    }
-  })();
-  return cleaning;
-}
-
-/** Installs Debian's haproxy when it is missing, as .ci/run installs chromium. */
-function ensureHaproxy(): void {
-  if (spawnSync('haproxy', ['-v']).status === 0) return;
-  if (process.getuid?.() !== 0) throw new Error('haproxy is not installed and this is not root: apt-get install haproxy');
-  process.stdout.write('cluster soak: installing haproxy\n');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
-  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'haproxy'], { stdio: 'inherit', env });
-}
-
-interface Instance {
-  name: string;
-  port: number;
-  service?: Service;
-}
-
 async function startInstance(instance: Instance, databaseUrl: string, cursorSecret: string): Promise<void> {
   instance.service = await startService(
     databaseUrl,
@@ -99,91 +63,6 @@ async function startInstance(instance: Instance, databaseUrl: string, cursorSecr
     },
     'build',
   );
-}
-
-/**
- * HAProxy in front of the instances. Health checks on /readyz take an instance out after two
- * failed checks and back after two good ones. A request whose connection is refused (an
- * instance just killed, not yet marked down) is retried on another instance; so is one that
- * got no answer or timed out, unless it is a POST: a POST in flight on an instance that died
- * may have committed, and sending it again would create the order or the adjustment twice.
- */
-function haproxyConfig(frontPort: number, statsPort: number, instances: Instance[]): string {
-  return `global
-  maxconn 2000
-
-defaults
-  mode http
-  timeout connect 500ms
-  # Longer than the clients' idle keep-alive (4 s in Node's fetch), so that a client never
-  # sends on a connection the balancer is closing.
-  timeout client 60s
-  timeout http-keep-alive 60s
-  timeout server 30s
-  timeout check 1s
-  retries 3
-  option redispatch 1
-  retry-on conn-failure empty-response response-timeout
-
-frontend api
-  bind 127.0.0.1:${frontPort}
-  default_backend instances
-
-backend instances
-  balance roundrobin
-  option httpchk GET /readyz
-  http-request disable-l7-retry if METH_POST
-  http-response set-header X-Served-By %s
-  default-server check inter ${HEALTH_CHECK_INTERVAL_MS}ms fall 2 rise 2
-${instances.map((i) => `  server ${i.name} 127.0.0.1:${i.port}`).join('\n')}
-
-frontend stats
-  bind 127.0.0.1:${statsPort}
-  stats enable
-  stats uri /stats
-`;
-}
-
-interface Transition {
-  server: string;
-  status: 'UP' | 'DOWN';
-  at: number;
-}
-
-/** Polls HAProxy's statistics and records when each instance enters and leaves the rotation. */
-function watchRotation(statsUrl: string) {
-  const transitions: Transition[] = [];
-  const current = new Map<string, string>();
-  let stopped = false;
-  const poll = async () => {
-    while (!stopped) {
-      const csv = await fetch(`${statsUrl};csv`).then((r) => r.text()).catch(() => '');
-      const [header, ...rows] = csv.split('\n');
-      const columns = header.replace(/^# /, '').split(',');
-      const at = performance.now();
-      for (const row of rows) {
-        const cells = row.split(',');
-        const server = cells[columns.indexOf('svname')];
-        if (cells[columns.indexOf('pxname')] !== 'instances' || server === 'BACKEND' || server === 'FRONTEND') continue;
-        // "UP 1/2" is still in rotation, "DOWN 1/2" still out of it.
-        const status = cells[columns.indexOf('status')].split(' ')[0];
-        if ((status === 'UP' || status === 'DOWN') && current.get(server) !== status) transitions.push({ server, status, at });
-        current.set(server, status);
-      }
-      await sleep(50);
-    }
-  };
-  const polling = poll();
-  return {
-    /** When `server` entered `status` at or after `since`. */
-    until: (server: string, status: Transition['status'], since: number, timeoutMs = 60_000) =>
-      waitFor(() => transitions.find((t) => t.server === server && t.status === status && t.at >= since)?.at, `${server} to be ${status} in HAProxy`, timeoutMs, 20),
-    allUp: () => [...current.values()].filter((s) => s === 'UP').length === INSTANCES,
-    stop: async () => {
-      stopped = true;
-      await polling;
-    },
-  };
 }
 
 type RequestKind = WriteKind | 'budget';
@@ -400,7 +279,7 @@ function report(result: SoakResult, loadMs: number): void {
 }
 
 async function soak(): Promise<boolean> {
-  ensureHaproxy();
+  ensurePackages('cluster soak', [{ command: 'haproxy', versionFlag: '-v', package: 'haproxy' }]);
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true });
   try {
     await redis.connect();
@@ -444,19 +323,11 @@ async function soak(): Promise<boolean> {
 
   const frontPort = await freePort();
   const statsPort = await freePort();
-  const config = path.join(dir, 'haproxy.cfg');
-  fs.writeFileSync(config, haproxyConfig(frontPort, statsPort, instances));
-  const haproxy: ChildProcess = spawn('haproxy', ['-db', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let haproxyOutput = '';
-  haproxy.stderr!.on('data', (chunk: Buffer) => (haproxyOutput += chunk.toString()));
-  cleanups.push(async () => {
-    if (haproxy.exitCode === null && haproxy.signalCode === null) haproxy.kill('SIGTERM');
-    await exited(haproxy);
-  });
-  const rotation = watchRotation(`http://127.0.0.1:${statsPort}/stats`);
+  const haproxy = startHaproxy(dir, instancesHaproxyConfig(frontPort, statsPort, instances, HEALTH_CHECK_INTERVAL_MS));
+  const rotation = watchRotation(`http://127.0.0.1:${statsPort}/stats`, INSTANCES);
   cleanups.push(() => rotation.stop());
-  await waitFor(() => rotation.allUp() || haproxy.exitCode !== null, 'every instance in rotation', 60_000, 50);
-  if (haproxy.exitCode !== null) throw new Error(`haproxy exited (${haproxy.exitCode}):\n${haproxyOutput}`);
+  await waitFor(() => rotation.allUp() || haproxy.child.exitCode !== null, 'every instance in rotation', 60_000, 50);
+  if (haproxy.child.exitCode !== null) throw new Error(`haproxy exited (${haproxy.child.exitCode}):\n${haproxy.output()}`);
 
   const frontUrl = `http://127.0.0.1:${frontPort}`;
   const load = startLoad(frontUrl, fixture, budgetSecret);
@@ -516,17 +387,4 @@ async function soak(): Promise<boolean> {
   }
 }
 
-process.once('SIGINT', () => {
-  void cleanUp().finally(() => process.exit(130));
-});
-
-soak()
-  .then(async (passed) => {
-    await cleanUp();
-    process.exit(passed ? 0 : 1);
-  })
-  .catch(async (error) => {
-    process.stderr.write(`cluster soak failed: ${(error as Error).stack}\n`);
-    await cleanUp();
-    process.exit(1);
-  });
+runSoak('cluster soak', soak);

@@ -100,7 +100,7 @@ export function restResponseProblems(method: string, pathTemplateOrUrl: string, 
   });
   // Our own headers may only be sent where the document says so.
   const documentedHeaders = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
-  for (const name of ['x-page-next', 'retry-after', 'allow', 'x-ratelimit-limit', 'x-ratelimit-remaining']) {
+  for (const name of ['x-page-next', 'retry-after', 'allow', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'ratelimit-policy', 'ratelimit']) {
     if (response.headers.get(name) !== null && !documentedHeaders.has(name)) problems.push(`${where}: header ${name} is sent but not documented`);
   }
   return problems;

@@ -206,6 +206,7 @@ describe('v3', () => {
         'fulfillment.updated',
         'customer.created',
         'customer.updated',
+        'customer.redacted',
         'inventory_level.updated',
         'inbound_shipment.updated',
         'return_tag.updated',

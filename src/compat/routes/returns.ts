@@ -8,7 +8,7 @@ import { connectionPages } from '../../schema/connectionPages.ts';
 import { defineOperation, runOperation, type Operation, type OperationOutcome } from '../../schema/execute.ts';
 import { jsonArray, streamedAnswer } from '../../streamedAnswer.ts';
 import { compatError, compatErrorFrom } from '../errors.ts';
-import { originOf, readReturnRef, readWindow, type Parsed } from '../requests.ts';
+import { originOf, readReturnRef, readWindow, revalidatedAsWindowMoves, type Parsed } from '../requests.ts';
 import {
   ASN_ROW_FIELDS,
   COMPAT_RETURN_FRAGMENT,
@@ -266,10 +266,10 @@ function streamedArray<T>(pages: AsyncGenerator<OperationOutcome<T[]>, void>, ma
 
 export const compatReturnRoutes: Route[] = [
   { method: 'GET', path: '/return/details', scopes: ['returns_read'], handle: details },
-  { method: 'GET', path: '/return/list', scopes: ['returns_read'], handle: list },
+  { method: 'GET', path: '/return/list', scopes: ['returns_read'], handle: async (input) => revalidatedAsWindowMoves(input.query, await list(input)) },
   ...Object.entries(STATE_ACTIONS).map(([action, operation]) => stateAction(action, operation)),
   { method: 'POST', path: '/return/{return_id}/remove', scopes: ['returns_write'], handle: remove },
   { method: 'POST', path: '/return/{return_id}/note', scopes: ['returns_write'], handle: addNote },
   { method: 'GET', path: '/return/{return_id}/notes', scopes: ['returns_read'], handle: notes },
-  { method: 'GET', path: '/reporting/asn', scopes: ['returns_read'], handle: asn },
+  { method: 'GET', path: '/reporting/asn', scopes: ['returns_read'], handle: async (input) => revalidatedAsWindowMoves(input.query, await asn(input)) },
 ];

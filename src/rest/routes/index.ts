@@ -28,6 +28,7 @@
 import type { Route } from '../../routeTable.ts';
 import { coverageRoutes } from './coverage.ts';
 import { customerRoutes } from './customers.ts';
+import { customerPrivacyRoutes } from './customerPrivacy.ts';
 import { customerSubscriptionRoutes } from './customerSubscriptions.ts';
 import { customEventRoutes } from './customEvents.ts';
 import { customOrderRoutes } from './customOrders.ts';
@@ -54,6 +55,7 @@ export const restRoutes: Route[] = [
   ...docsRoutes,
   ...webhookRoutes,
   ...customerRoutes,
+  ...customerPrivacyRoutes,
   ...customerSubscriptionRoutes,
   ...customEventRoutes,
   ...orderRoutes,

@@ -218,6 +218,7 @@ export const returnRoutes: Route[] = [
     path: '/stores/{storeId}/returns',
     scopes: ['returns_write'],
     jsonErrorStatuses: [400, 404, 409],
+    ownsIdempotencyKey: true,
     handle: create,
   },
   {
