@@ -26,8 +26,7 @@ import { openDatabase } from '../src/db/client.ts';
 import type { Database } from '../src/db/database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { foldStoreChanges } from '../src/db/storeChanges.ts';
-import { createOrder } from '../src/domain/orders.ts';
-import { createReturn } from '../src/domain/returns.ts';
+import { seedOrdersWithReturns } from './returnsSeed.ts';
 import { createApiClient, createStore } from '../src/domain/stores.ts';
 import { createLogger } from '../src/logger.ts';
 import { createApp, type App } from '../src/server.ts';
@@ -62,20 +61,7 @@ interface Served {
 async function seed(db: Database): Promise<{ storeId: string; secret: string }> {
   const { id: storeId } = await createStore(db.prisma, { name: 'Bench store' });
   const { secret } = await createApiClient(db.prisma, { storeId, name: 'bench', scopes: SCOPES });
-  for (let i = 0; i < ORDERS; i++) {
-    const order = await createOrder(db.prisma, storeId, {
-      orderId: `seed-${i}`,
-      createdAt: new Date(Date.UTC(2026, 0, 1 + (i % 28))).toISOString(),
-      customer: { email: `buyer${i}@example.com`, firstName: 'Bench', lastName: `Buyer ${i}` },
-      lineItems: [1, 2, 3].map((n) => ({ id: `line-${n}`, productId: `p-${n}`, title: `Product ${n}`, quantity: 4, price: 12.5 })),
-      totalPrice: 150,
-      currency: 'USD',
-    });
-    const lines = await db.prisma.orderLineItem.findMany({ where: { orderId: order.id }, orderBy: { position: 'asc' } });
-    for (let r = 0; r < 2; r++) {
-      await createReturn(db.prisma, storeId, { orderId: order.id, items: lines.map((l) => ({ lineItemId: l.id, quantity: 1, reason: 'too small' })) });
-    }
-  }
+  await seedOrdersWithReturns(db, storeId, ORDERS, 'seed');
   return { storeId, secret };
 }
 

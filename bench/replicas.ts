@@ -22,8 +22,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/client.ts';
 import type { Database, OpenOptions } from '../src/db/database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
-import { createOrder } from '../src/domain/orders.ts';
-import { createReturn } from '../src/domain/returns.ts';
+import { seedOrdersWithReturns } from './returnsSeed.ts';
 import { createApiClient, createStore } from '../src/domain/stores.ts';
 import { createLogger } from '../src/logger.ts';
 import { createApp, type App } from '../src/server.ts';
@@ -60,20 +59,7 @@ async function seed(db: Database) {
   const { id: storeId } = await createStore(db.prisma, { name: 'Replica bench store' });
   const reader = await createApiClient(db.prisma, { storeId, name: 'reader', scopes: SCOPES });
   const writer = await createApiClient(db.prisma, { storeId, name: 'writer', scopes: SCOPES });
-  for (let i = 0; i < RETURNS / 2; i++) {
-    const order = await createOrder(db.prisma, storeId, {
-      orderId: `bench-${i}`,
-      createdAt: new Date(Date.UTC(2026, 0, 1 + (i % 28))).toISOString(),
-      customer: { email: `buyer${i}@example.com`, firstName: 'Bench', lastName: `Buyer ${i}` },
-      lineItems: [1, 2, 3].map((n) => ({ id: `line-${n}`, productId: `p-${n}`, title: `Product ${n}`, quantity: 4, price: 12.5 })),
-      totalPrice: 150,
-      currency: 'USD',
-    });
-    const lines = await db.prisma.orderLineItem.findMany({ where: { orderId: order.id }, orderBy: { position: 'asc' } });
-    for (let r = 0; r < 2; r++) {
-      await createReturn(db.prisma, storeId, { orderId: order.id, items: lines.map((l) => ({ lineItemId: l.id, quantity: 1, reason: 'too small' })) });
-    }
-  }
+  await seedOrdersWithReturns(db, storeId, RETURNS / 2, 'bench');
   return { storeId, reader: reader.secret, writer: writer.secret };
 }
 

@@ -46,8 +46,8 @@ import type { Database } from '../src/db/database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { upsertCustomer, type CustomerUpsertInput } from '../src/domain/customers.ts';
 import { newId } from '../src/domain/ids.ts';
-import { createOrder } from '../src/domain/orders.ts';
-import { createReturn, listReturns } from '../src/domain/returns.ts';
+import { listReturns } from '../src/domain/returns.ts';
+import { seedOrdersWithReturns } from './returnsSeed.ts';
 import { createApiClient, createStore } from '../src/domain/stores.ts';
 import { createLogger } from '../src/logger.ts';
 import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT, restReturnList, type RestOrderNode, type RestReturnNode } from '../src/formats/restReturn.ts';
@@ -108,20 +108,7 @@ interface Fixture {
 async function seed(db: Database): Promise<Fixture> {
   const { id: storeId } = await createStore(db.prisma, { name: 'Bench store' });
   const { secret } = await createApiClient(db.prisma, { storeId, name: 'bench', scopes: SCOPES });
-  for (let i = 0; i < RETURNS / 2; i++) {
-    const order = await createOrder(db.prisma, storeId, {
-      orderId: `bench-${i}`,
-      createdAt: new Date(Date.UTC(2026, 0, 1 + (i % 28))).toISOString(),
-      customer: { email: `buyer${i}@example.com`, firstName: 'Bench', lastName: `Buyer ${i}` },
-      lineItems: [1, 2, 3].map((n) => ({ id: `line-${n}`, productId: `p-${n}`, title: `Product ${n}`, quantity: 4, price: 12.5 })),
-      totalPrice: 150,
-      currency: 'USD',
-    });
-    const lines = await db.prisma.orderLineItem.findMany({ where: { orderId: order.id }, orderBy: { position: 'asc' } });
-    for (let r = 0; r < 2; r++) {
-      await createReturn(db.prisma, storeId, { orderId: order.id, items: lines.map((l) => ({ lineItemId: l.id, quantity: 1, reason: 'too small' })) });
-    }
-  }
+  await seedOrdersWithReturns(db, storeId, RETURNS / 2, 'bench');
   // A customer with custom fields and a phone number, and a page of stock levels.
   const customerEmail = 'regular@example.com';
   await upsertCustomer(db.prisma, storeId, { ...customerBody('seed', 0), email: customerEmail, phoneNumber: '+14155550100' });
