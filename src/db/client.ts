@@ -8,11 +8,9 @@
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { ReplicaReads, type ReplicaOptions } from './replicas.ts';
+import { keepPoolAlive, pgChannel, pgSession } from './sqlChannel.ts';
 import {
-  keepPoolAlive,
   observedClients,
-  pgChannel,
-  pgSession,
   poolStatsOf,
   preparedStatementNames,
   type Database,

@@ -11,17 +11,12 @@ import type { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import type { StatementNamer } from './preparedPglite.ts';
 import { createReads, type Reads } from './reads/reader.ts';
+import type { SqlChannel } from './sqlChannel.ts';
 import type { ReplicaOptions, ReplicaRouting } from './replicas.ts';
 import { joinedTransaction, joiningClient } from './requestTransaction.ts';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
 
-/** Plain SQL access that does not go through Prisma's query engine. */
-export interface SqlChannel {
-  /** Runs a script of one or more statements without parameters. */
-  exec(script: string): Promise<void>;
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
-}
 
 export interface Database {
   kind: DatabaseKind;
@@ -157,35 +152,6 @@ async function inReadSpan<T>(text: string, run: () => Promise<T>): Promise<T> {
   return withinSpan(span, run);
 }
 
-export function pgChannel(client: pg.Pool | pg.PoolClient, nameOf: StatementNamer = () => ''): SqlChannel {
-  return {
-    async exec(script) {
-      await client.query(script);
-    },
-    async query<T>(sql: string, params: unknown[] = []) {
-      const name = nameOf({ sql });
-      const result = await client.query(name === '' ? { text: sql, values: params } : { name, text: sql, values: params });
-      return result.rows as T[];
-    },
-  };
-}
-
-export function pgSession(pool: pg.Pool, nameOf?: StatementNamer) {
-  return async <T>(fn: (sql: SqlChannel) => Promise<T>): Promise<T> => {
-    const client = await pool.connect();
-    try {
-      return await fn(pgChannel(client, nameOf));
-    } finally {
-      client.release();
-    }
-  };
-}
-
-/** An idle pooled connection that the server ends is dropped by the pool; without a listener it would crash the process. */
-export function keepPoolAlive(pool: pg.Pool): pg.Pool {
-  pool.on('error', () => undefined);
-  return pool;
-}
 
 /**
  * Names statements (Prisma's, and the raw channel's, on both database kinds) so that each connection parses and

@@ -7,7 +7,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Database, SqlChannel } from './database.ts';
+import type { Database } from './database.ts';
+import type { SqlChannel } from './sqlChannel.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 

@@ -5,16 +5,13 @@ import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { keepPoolAlive, pgChannel, pgSession, type SqlChannel } from './sqlChannel.ts';
 import {
-  keepPoolAlive,
   observedClients,
-  pgChannel,
-  pgSession,
   poolStatsOf,
   preparedStatementNames,
   type Database,
   type OpenOptions,
-  type SqlChannel,
 } from './database.ts';
 import { EMBEDDED_START_PARAMS, openEmbedded, type EmbeddedHandle } from './embedded.ts';
 import { PGLITE_EXTENSIONS } from './pgliteExtensions.ts';

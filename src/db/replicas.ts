@@ -30,7 +30,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { currentScope, type Actor, type RequestScope } from '../domain/requestScope.ts';
 import type { Logger } from '../logger.ts';
-import { keepPoolAlive, pgChannel, type SqlChannel } from './database.ts';
+import { keepPoolAlive, pgChannel, type SqlChannel } from './sqlChannel.ts';
 import { databaseFailure } from './failures.ts';
 import type { StatementNamer } from './preparedPglite.ts';
 

@@ -4,7 +4,7 @@
 // services' locations, a service the levels merchants keep at its locations). One statement
 // over primary-key and StoreLink index reads. Each writing transaction adds a row of its own;
 // foldStoreChanges keeps their number small.
-import type { SqlChannel } from './database.ts';
+import type { SqlChannel } from './sqlChannel.ts';
 
 export interface StoreChanges {
   storeId: string;

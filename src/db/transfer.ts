@@ -29,7 +29,7 @@ import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import { checkReachable, describeUrl, openDatabase } from './client.ts';
-import { keepPoolAlive, pgChannel, type SqlChannel } from './database.ts';
+import { keepPoolAlive, pgChannel, type SqlChannel } from './sqlChannel.ts';
 import { applyMigrations, MigrationError, readMigrations } from './migrate.ts';
 
 export class TransferError extends Error {}

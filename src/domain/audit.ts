@@ -3,9 +3,8 @@
 // transaction. What they cannot see themselves (who acts, for which store, through which door
 // and operation, in which request) the application hands them as one setting of the
 // transaction, `audit.context`, taken from the request scope when the transaction begins.
-import type { Prisma } from '../generated/prisma/client.ts';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { currentScope, type Actor } from './requestScope.ts';
-import type { Db, Tx } from './tx.ts';
 
 /** The tables the triggers audit (their model names are the entries' object kinds); the migration lists the same. */
 export const AUDITED_KINDS = [
@@ -75,7 +74,7 @@ export function auditContext(): string | null {
 }
 
 /** Hands the current scope to the audit triggers for the rest of the transaction `tx` (one statement). */
-export async function recordAuditContext(tx: Tx): Promise<void> {
+export async function recordAuditContext(tx: Prisma.TransactionClient): Promise<void> {
   const context = auditContext();
   if (context !== null) await tx.$executeRawUnsafe(`SELECT set_config('audit.context', $1, true)`, context);
 }
@@ -132,7 +131,7 @@ export interface AuditRetention {
 }
 
 /** Deletes entries older than the retention age, in short statements of their own; answers how many. */
-export async function pruneAuditTrail(db: Db, { retentionDays, batchSize = 1000, maxBatches = 20 }: AuditRetention): Promise<number> {
+export async function pruneAuditTrail(db: PrismaClient, { retentionDays, batchSize = 1000, maxBatches = 20 }: AuditRetention): Promise<number> {
   let total = 0;
   for (let batch = 0; batch < maxBatches; batch++) {
     const [{ deleted }] = await db.$queryRawUnsafe<{ deleted: number }[]>(PRUNE_SQL, retentionDays, batchSize);

@@ -1,7 +1,7 @@
 // Many returns at once, written with set-based SQL (generate_series) straight into the
 // tables, for the tests and the benchmark of answers whose size the client decides:
 // 100,000 returns take seconds this way, many minutes through the API.
-import type { SqlChannel } from '../../src/db/database.ts';
+import type { SqlChannel } from '../../src/db/sqlChannel.ts';
 import type { ReturnStatus } from '../../src/generated/prisma/client.ts';
 
 export interface BulkReturns {
