@@ -23,8 +23,11 @@
 //   kept as the answer).
 // - With read replicas (db/replicas.ts) the counters, read on the primary, may count writes a
 //   replica has not replayed yet: an answer read there would be older than its validator and
-//   would then be kept as current. So a validated GET reads on the primary (readsOnPrimary)
-//   until its reads can be held to a replica that has replayed as far as its counters.
+//   would then be kept as current. So the counters are read together with the WAL position
+//   they are as of, and the answer's reads are held to a server that has replayed that far
+//   (readsReplayedTo): a caught-up replica, else the primary. While the primary is
+//   unreachable the counters are read on a replica, with its replayed position, so polls and
+//   their answers go on being served from the replicas.
 // - Not known without reading the database: whether another instance wrote. The live
 //   announcements cover only some events, and notifying every write would serialise every
 //   commit of the database on PostgreSQL's notification queue, so the counter is read each time.
@@ -35,8 +38,8 @@ import { fileURLToPath } from 'node:url';
 import type { AuthContext } from './auth/authenticate.ts';
 import { negotiateEncoding } from './compression.ts';
 import type { Database } from './db/database.ts';
-import { readsOnPrimary } from './db/replicas.ts';
-import { readStoreChanges } from './db/storeChanges.ts';
+import { readsReplayedTo } from './db/replicas.ts';
+import { readStoreChanges, readStoreChangesWithPosition, type StoreChanges } from './db/storeChanges.ts';
 import { header, type Door, type DoorRequest, type DoorResponse } from './door.ts';
 
 export const VALIDATED_CACHE_CONTROL = 'private, no-cache';
@@ -144,9 +147,14 @@ function varying(headers: Record<string, string> | undefined, names: string[]): 
 }
 
 export function createConditionalRequests({ db, secret }: { db: Database; secret: string }): ConditionalRequests {
-  /** The tag of the answer this request gets now. */
-  async function currentTag(caller: AuthContext, request: DoorRequest): Promise<string> {
-    const changes = await readStoreChanges(db.sql, caller.store.id);
+  /** The store's changes, and with replicas the WAL position an answer as current as them must be read at. */
+  async function storeChanges(storeId: string): Promise<{ changes: StoreChanges[]; position?: bigint }> {
+    if (db.replicas) return readStoreChangesWithPosition(db.replicas.current, storeId);
+    return { changes: await readStoreChanges(db.sql, storeId) };
+  }
+
+  /** The tag of the answer this request gets now, from the changes it is made of. */
+  function currentTag(caller: AuthContext, request: DoorRequest, changes: StoreChanges[]): string {
     const encoding = negotiateEncoding(request.headers['accept-encoding'] === undefined ? undefined : [request.headers['accept-encoding']].flat().join(','));
     const parts = [
       answeringCode(),
@@ -189,12 +197,13 @@ export function createConditionalRequests({ db, secret }: { db: Database; secret
       if (request.method !== 'GET' || (header(request, 'accept') ?? '').includes('text/event-stream')) return handle();
       const caller = await door.caller(request);
       if (!caller) return handle();
-      const tag = await currentTag(caller, request);
+      const { changes, position } = await storeChanges(caller.store.id);
+      const tag = currentTag(caller, request, changes);
       const condition = parseIfNoneMatch([request.headers['if-none-match'] ?? []].flat().join(', ') || undefined);
       if (condition && !condition.any && condition.tags.has(tag)) {
         return notModified({ status: 200, headers: { etag: tag, 'cache-control': VALIDATED_CACHE_CONTROL, vary: varyOf(request).join(', ') } });
       }
-      const response = await (db.replicas ? readsOnPrimary(handle) : handle());
+      const response = await (position === undefined ? handle() : readsReplayedTo(position, handle));
       const answer = validatable(response) ? validated(response, tag, request) : response;
       if (condition?.any && answer.status === 200) {
         // The answer exists, which is all `*` asks; its body is not sent.

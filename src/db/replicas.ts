@@ -76,6 +76,8 @@ export interface ReplicaObserver {
 export interface ReplicaRouting {
   /** Where compiled reads run. */
   reads: Pick<SqlChannel, 'query'>;
+  /** Reads that must be current: on the primary, or while it is unreachable on a replica in rotation. */
+  current: Pick<SqlChannel, 'query'>;
   status(): ReplicaStatus[];
   /** Where positions are kept. */
   positionStore: 'redis' | 'primary';
@@ -99,9 +101,10 @@ const PRIMARY_POSITION_SQL = `SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::tex
 /** A server not in recovery (a replica promoted since) is as current as the primary. */
 const CURRENT = 2n ** 64n;
 
-// ---------------------------------------------------------------- pinning reads to the primary
+// ---------------------------------------------------------------- holding reads to a position
 
 const pinned = new AsyncLocalStorage<true>();
+const floors = new AsyncLocalStorage<bigint>();
 
 /**
  * Runs fn with its compiled reads on the primary: for reads that must see a change the
@@ -110,6 +113,22 @@ const pinned = new AsyncLocalStorage<true>();
 export function readsOnPrimary<T>(fn: () => T): T {
   return pinned.run(true, fn);
 }
+
+/**
+ * Runs fn with its compiled reads on a server that has replayed at least `position` (a
+ * WAL position read with REPLAYED_POSITION_SQL): for an answer that must be as current as
+ * something read before it, such as the change counters its validator is made of.
+ */
+export function readsReplayedTo<T>(position: bigint, fn: () => T): T {
+  return floors.run(position, fn);
+}
+
+/**
+ * Where the server's WAL stands, as a column of a statement whose rows a later read must be
+ * as current as: the primary's end of WAL (it covers every commit the statement's snapshot
+ * sees), or on a replica what it has replayed. Evaluated after the snapshot is taken.
+ */
+export const REPLAYED_POSITION_SQL = `(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END - '0/0'::pg_lsn)::text`;
 
 // ---------------------------------------------------------------- actors and their positions
 
@@ -310,6 +329,7 @@ const isRecoveryConflict = (error: unknown) => (error as { code?: string }).code
  */
 export class ReplicaReads implements ReplicaRouting {
   readonly reads: Pick<SqlChannel, 'query'>;
+  readonly current: Pick<SqlChannel, 'query'>;
   readonly positionStore: ReplicaRouting['positionStore'];
   private readonly replicas: Replica[];
   private readonly positions: PositionStore;
@@ -351,6 +371,7 @@ export class ReplicaReads implements ReplicaRouting {
       probed: false,
     }));
     this.reads = { query: (text, params) => this.read(text, params ?? []) };
+    this.current = { query: (text, params) => this.readOnPrimary(text, params ?? [], 'current') };
   }
 
   /** Probes every replica once, then keeps probing in the background. */
@@ -431,9 +452,11 @@ export class ReplicaReads implements ReplicaRouting {
       return rows;
     } catch (error) {
       if (databaseFailure(error) !== 'unavailable') throw error;
+      const floor = floors.getStore();
       for (const replica of this.inRotation()) {
         const client = await this.connect(replica);
         if (!client) continue;
+        if (floor !== undefined && !(await this.hasReplayed(replica, client, floor))) continue;
         try {
           const rows = await pgChannel(client, this.nameOf).query<T>(text, params);
           client.release();
@@ -460,8 +483,10 @@ export class ReplicaReads implements ReplicaRouting {
     if (!scope || scope.actor?.kind === 'job' || pinned.getStore() || performance.now() < this.positionsLostUntil) return { reason: 'current' };
     const candidates = this.inRotation();
     if (candidates.length === 0) return { reason: 'no_replica' };
-    const required = await this.requiredPosition(scope);
-    if (required === 'unknown') return { reason: 'position_unknown' };
+    const own = await this.requiredPosition(scope);
+    if (own === 'unknown') return { reason: 'position_unknown' };
+    const floor = floors.getStore();
+    const required = floor !== undefined && (own === undefined || floor > own) ? floor : own;
     for (const replica of candidates) {
       const client = await this.connect(replica);
       if (!client) continue;

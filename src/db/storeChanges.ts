@@ -4,6 +4,7 @@
 // services' locations, a service the levels merchants keep at its locations). One statement
 // over primary-key and StoreLink index reads. Each writing transaction adds a row of its own;
 // foldStoreChanges keeps their number small.
+import { REPLAYED_POSITION_SQL } from './replicas.ts';
 import type { SqlChannel } from './sqlChannel.ts';
 
 export interface StoreChanges {
@@ -12,16 +13,29 @@ export interface StoreChanges {
   changes: string;
 }
 
-const STORE_CHANGES_SQL = `
-SELECT s.id AS "storeId", (SELECT coalesce(sum(k.value), 0) FROM "StoreChangeCounter" k WHERE k."storeId" = s.id)::text AS changes
+const storeChangesSql = (extraColumns: string) => `
+SELECT s.id AS "storeId", (SELECT coalesce(sum(k.value), 0) FROM "StoreChangeCounter" k WHERE k."storeId" = s.id)::text AS changes${extraColumns}
 FROM (SELECT $1::text AS id
       UNION SELECT l."fulfillmentServiceId" FROM "StoreLink" l WHERE l."merchantId" = $1
       UNION SELECT l."merchantId" FROM "StoreLink" l WHERE l."fulfillmentServiceId" = $1) s
 ORDER BY s.id COLLATE "C"`;
+const STORE_CHANGES_SQL = storeChangesSql('');
+const STORE_CHANGES_AT_POSITION_SQL = storeChangesSql(`, ${REPLAYED_POSITION_SQL} AS position`);
 
 /** The changes of the store and of each store linked to it, in store id order. */
 export function readStoreChanges(sql: Pick<SqlChannel, 'query'>, storeId: string): Promise<StoreChanges[]> {
   return sql.query<StoreChanges>(STORE_CHANGES_SQL, [storeId]);
+}
+
+/**
+ * The same, and the WAL position the server had reached when it read them (PostgreSQL only):
+ * a replica that has replayed that far holds every change they count.
+ */
+export async function readStoreChangesWithPosition(sql: Pick<SqlChannel, 'query'>, storeId: string): Promise<{ changes: StoreChanges[]; position: bigint }> {
+  const rows = await sql.query<StoreChanges & { position: string }>(STORE_CHANGES_AT_POSITION_SQL, [storeId]);
+  // Each row evaluates the position anew; the furthest covers them all.
+  const position = rows.reduce((furthest, row) => (BigInt(row.position) > furthest ? BigInt(row.position) : furthest), 0n);
+  return { changes: rows.map(({ storeId: id, changes }) => ({ storeId: id, changes })), position };
 }
 
 /** Taken for the length of one fold, so two instances never fold at once. */

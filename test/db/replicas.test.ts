@@ -104,7 +104,7 @@ describe.skipIf(unavailable !== undefined)(`reads on a streaming replica${unavai
     const store = await createTestStore(db);
     storeId = store.storeId;
     writer = store.secret;
-    reader = (await addApiClient(db, store.storeId, ['inventory_read', 'customers_read'])).secret;
+    reader = (await addApiClient(db, store.storeId, ['inventory_read', 'locations_read', 'customers_read'])).secret;
     const location = (await db.prisma.store.findUniqueOrThrow({ where: { id: store.storeId } })).defaultLocationId!;
     const { id: productId } = await db.prisma.product.create({ data: { id: newId('product'), storeId: store.storeId, title: 'Replicated', sku: 'REP-1' } });
     ({ id: levelId } = await db.prisma.inventoryLevel.create({ data: { id: newId('inventoryLevel'), storeId: store.storeId, productId, locationId: location, quantity: 5 } }));
@@ -175,6 +175,51 @@ describe.skipIf(unavailable !== undefined)(`reads on a streaming replica${unavai
     }
   });
 
+  /** The level as SOFA's GET serves it: a validated answer (conditionalRequests.ts). */
+  const levelGet = (on: TestServer, headers: Record<string, string> = {}) => call(on, 'GET', `/v3/rest/inventory-level/${levelId}`, { secret: reader, headers });
+  const levelOnStandby = async () => (await pair.onStandby<{ quantity: number }>(`SELECT quantity FROM "InventoryLevel" WHERE id = $1`, [levelId]))[0].quantity;
+  /** Until the standby has replayed all the primary has written: earlier tests' writes included. */
+  const standbyCaughtUp = async () => {
+    const [{ lsn }] = await db.sql.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
+    const replayed = async () => (await pair.onStandby<{ behind: boolean }>('SELECT pg_last_wal_replay_lsn() < $1::pg_lsn AS behind', [lsn]))[0].behind;
+    await waitFor(async () => ((await replayed()) ? undefined : true), 'the standby to catch up', 30_000, 100);
+  };
+  const levelOnPrimary = async () => (await db.prisma.inventoryLevel.findUniqueOrThrow({ where: { id: levelId } })).quantity;
+
+  it("reads a validated GET where its tag's changes are replayed: on the primary while the standby is behind, on the standby once it has caught up", async () => {
+    const current = await levelOnPrimary();
+    await standbyCaughtUp();
+    const fromStandby = await readsServed('replica', 'replica');
+    const first = await levelGet(server);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ quantity: current });
+    expect(await readsServed('replica', 'replica')).toBeGreaterThan(fromStandby);
+
+    await pair.onStandby('SELECT pg_wal_replay_pause()');
+    let changed: Awaited<ReturnType<typeof levelGet>>;
+    try {
+      const adjusted = await graphql(other, writer, ADJUST, { input: { inventoryLevelId: levelId, quantityDelta: 1, reason: 'validated read' } });
+      expect(adjusted.errors).toBeUndefined();
+      const behind = await readsServed('primary', 'behind');
+      // The reader wrote nothing, yet its tag counts the write: the answer it stands for must hold it.
+      changed = await levelGet(server, { 'if-none-match': first.headers.get('etag')! });
+      expect(changed.status).toBe(200);
+      expect(changed.body).toMatchObject({ quantity: current + 1 });
+      expect(changed.headers.get('etag')).not.toBe(first.headers.get('etag'));
+      expect(await readsServed('primary', 'behind')).toBeGreaterThan(behind);
+      expect(await levelOnStandby()).toBe(current);
+    } finally {
+      await pair.onStandby('SELECT pg_wal_replay_resume()');
+    }
+    await standbyCaughtUp();
+    expect((await levelGet(server, { 'if-none-match': changed.headers.get('etag')! })).status).toBe(304);
+    const replayed = await readsServed('replica', 'replica');
+    const again = await levelGet(server);
+    expect(again.headers.get('etag')).toBe(changed.headers.get('etag'));
+    expect(again.body).toMatchObject({ quantity: current + 1 });
+    expect(await readsServed('replica', 'replica')).toBeGreaterThan(replayed);
+  });
+
   it('or in Redis when REDIS_URL is set', async () => {
     const first = await startInstance({ redisUrl: REDIS_URL });
     const second = await startInstance({ redisUrl: REDIS_URL });
@@ -190,14 +235,14 @@ describe.skipIf(unavailable !== undefined)(`reads on a streaming replica${unavai
       await waitFor(async () => ((await metric(server, 'db_replica_in_rotation')) === 0 ? true : undefined), 'the standby to be left out', 30_000, 100);
       expect(await metric(server, 'db_replica_left_out_total', { reason: 'down' })).toBe(leftOutBefore + 1);
       const fromPrimary = await readsServed('primary', 'no_replica');
-      expect(await quantity(reader)).toBe(8);
+      expect(await quantity(reader)).toBe(9);
       expect(await readsServed('primary', 'no_replica')).toBe(fromPrimary + 1);
     } finally {
       await pair.startStandby();
     }
     await waitFor(async () => ((await metric(server, 'db_replica_in_rotation')) === 1 ? true : undefined), 'the standby to be back', 60_000, 100);
     const fromReplica = await readsServed('replica', 'replica');
-    expect(await quantity(reader)).toBe(8);
+    expect(await quantity(reader)).toBe(9);
     expect(await readsServed('replica', 'replica')).toBe(fromReplica + 1);
   });
 
@@ -214,7 +259,7 @@ describe.skipIf(unavailable !== undefined)(`reads on a streaming replica${unavai
       expect(await metric(strictServer, 'db_replica_left_out_total', { reason: 'lagging' })).toBe(1);
       expect(await metric(strictServer, 'db_replica_lag_seconds')).toBeGreaterThan(0.5);
       const fromPrimary = await metric(strictServer, 'db_reads_total', { target: 'primary', reason: 'no_replica' });
-      expect(await quantity(reader, strictServer)).toBe(9);
+      expect(await quantity(reader, strictServer)).toBe(10);
       expect(await metric(strictServer, 'db_reads_total', { target: 'primary', reason: 'no_replica' })).toBe(fromPrimary + 1);
     } finally {
       await pair.onStandby('SELECT pg_wal_replay_resume()');
@@ -227,8 +272,13 @@ describe.skipIf(unavailable !== undefined)(`reads on a streaming replica${unavai
     const fresh = await startInstance();
     await pair.stopPrimary();
     try {
-      expect(await quantity(reader, fresh)).toBe(9);
-      expect(await quantity(writer, server)).toBe(9);
+      expect(await quantity(reader, fresh)).toBe(10);
+      expect(await quantity(writer, server)).toBe(10);
+      // A validated GET too: its tag's changes are read on the standby, with the position it replayed.
+      const validated = await levelGet(fresh);
+      expect(validated.status).toBe(200);
+      expect(validated.body).toMatchObject({ quantity: 10 });
+      expect((await levelGet(fresh, { 'if-none-match': validated.headers.get('etag')! })).status).toBe(304);
       const served = await metric(fresh, 'db_reads_total', { target: 'replica' });
       expect(served).toBeGreaterThan(0);
       // Still ready: the balancer keeps the instance for the reads.
