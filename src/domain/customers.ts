@@ -499,16 +499,19 @@ function incomingValues(first: number): string {
 
 /**
  * The CTEs writing the rows of `incoming` for the customer `customerId` (an SQL
- * expression over `source`): each value inserted or replaced, and every string value
+ * expression over `source`): each value inserted or replaced when it differs, and every string value
  * added to its field's options (the values a segment can pick from).
  */
 function customFieldWrites(customerId: string, source: string): string {
   return `written AS (
-  INSERT INTO "CustomFieldValue" ("customerId", "declarationId", "stringValue", "numberValue", "booleanValue", "dateValue", "updatedAt")
+  INSERT INTO "CustomFieldValue" AS v ("customerId", "declarationId", "stringValue", "numberValue", "booleanValue", "dateValue", "updatedAt")
   SELECT ${customerId}, "declarationId", "stringValue", "numberValue", "booleanValue", "dateValue" AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC' FROM ${source}
   ON CONFLICT ("customerId", "declarationId") DO UPDATE SET
     "stringValue" = excluded."stringValue", "numberValue" = excluded."numberValue", "booleanValue" = excluded."booleanValue",
     "dateValue" = excluded."dateValue", "updatedAt" = excluded."updatedAt"
+  -- A value sent again as it is stays as it is: no new row version, and no trigger (audit, change counter) to run for it.
+  WHERE (v."stringValue", v."numberValue", v."booleanValue", v."dateValue")
+    IS DISTINCT FROM (excluded."stringValue", excluded."numberValue", excluded."booleanValue", excluded."dateValue")
 ), optioned AS (
   INSERT INTO "CustomFieldOption" ("declarationId", value, "createdAt")
   SELECT "declarationId", "stringValue", now() AT TIME ZONE 'UTC' FROM incoming WHERE "stringValue" IS NOT NULL
