@@ -1,22 +1,27 @@
 // Reads on a streaming replica against reads on the primary (db/replicas.ts), measured from
 // outside (bench/load.ts: autocannon in a process of its own). A PostgreSQL primary and a
 // standby of their own (initdb, pg_basebackup; test/support/streamingReplica.ts) on this
-// machine; a service instance per variant, in this process. The page is v3's page of 20
-// returns (POST /v3/graphql): a GET with a validator reads on the primary whatever the
-// replicas (conditionalRequests.ts), so the REST page would measure the primary twice. The
-// bench checks that each replica variant's reads ran on the standby.
+// machine; a service instance per variant, in this process. The pages are v3's page of 20
+// returns (POST /v3/graphql) and REST v2.2's (a GET with a validator, whose reads are held to
+// a server that has replayed its change counters: conditionalRequests.ts). The bench checks
+// that each replica variant's reads ran on the standby.
 //   primary            no replicas configured: the page is read on the primary
 //   replica            DATABASE_REPLICA_URLS set, positions on the primary: the client's
 //                      position is looked up (it has none), the page read on the standby
 //   replica, redis     the same with the positions in Redis
 //   replica, own write the client wrote before, so its position is found and compared with
 //                      the standby's (known, so no further statement)
+//   REST, primary / REST, replica   the REST page without and with the replica (positions on
+//                      the primary): the counters' position is compared with the standby's
 // and the write side: a customer upsert without replicas, and with its position recorded on
 // the primary or in Redis after the commit.
 // Both servers run with production durability (fsync on, synchronous commit to the standby) and
 // share this machine's cores, so a replica cannot add capacity here: the point is that routing
 // costs the page nothing measurable, and what recording a position costs a write.
+// BENCH_PROFILE=primary,replica writes a CPU profile of this process (the service) while those
+// variants are under load (bench/profiles/), with a summary.
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { SCOPES } from '../src/auth/scopes.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/client.ts';
@@ -36,6 +41,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
 const ROUNDS = 3;
 const WARMUP_SECONDS = 2;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PROFILED = (process.env.BENCH_PROFILE ?? '').split(',').filter(Boolean);
+const PROFILE_DIR = fileURLToPath(new URL('./profiles', import.meta.url));
 const PAGE_QUERY = JSON.stringify({
   query: `{ returns(first: ${PAGE}) { nodes { id number status createdAt total { amount currency } items { id quantity reason } order { id name } } } }`,
 });
@@ -102,22 +109,30 @@ export async function run(): Promise<void> {
     });
     // Every variant answers the same page, from wherever it reads.
     const pageOf = (instance: Instance, headers: Record<string, string>) => ({ url: `${instance.url}/v3/graphql`, method: 'POST', headers, bodies: [PAGE_QUERY] });
+    const restPageOf = (instance: Instance) => ({ url: `${instance.url}/v2.2/stores/${fixture.storeId}/returns?page-size=${PAGE}`, method: 'GET', headers: reader });
     const answers = await Promise.all([primary, onReplica, onReplicaRedis].map((i) => fetch(i.url + '/v3/graphql', { method: 'POST', headers: reader, body: PAGE_QUERY }).then((r) => r.text())));
     if (new Set(answers).size !== 1 || !answers[0].includes('"nodes"')) throw new Error(`the instances answer the page differently: ${answers[0].slice(0, 200)}`);
 
-    const routed = { replica: 0, primary: 0 };
-    for (const instance of [onReplica, onReplicaRedis]) instance.db.replicas!.observe({ routed: (target) => routed[target]++, leftOut: () => undefined });
+    const routed = new Map<string, number>();
+    const observer = { routed: (target: string, reason: string) => routed.set(`${target} (${reason})`, (routed.get(`${target} (${reason})`) ?? 0) + 1), leftOut: () => undefined };
+    for (const instance of [onReplica, onReplicaRedis]) instance.db.replicas!.observe(observer);
     const reads: Variant[] = [
       { name: 'primary', request: pageOf(primary, reader) },
       { name: 'replica', request: pageOf(onReplica, reader) },
       { name: 'replica, redis', request: pageOf(onReplicaRedis, reader) },
       { name: 'replica, own write', request: pageOf(onReplica, writer) },
+      { name: 'REST, primary', request: restPageOf(primary) },
+      { name: 'REST, replica', request: restPageOf(onReplica) },
     ];
     const options = { connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, warmupSeconds: WARMUP_SECONDS };
-    const readRows = await measureLoad(reads, options);
-    printTable(`v3 returns page of ${PAGE} (${RETURNS} returns; ${CONNECTIONS} connections, ${SECONDS} s each)`, readRows);
-    process.stdout.write(`  the replica variants' reads: ${routed.replica} on the standby, ${routed.primary} on the primary\n`);
-    if (routed.primary > 0) throw new Error('a replica variant read on the primary');
+    const profile = PROFILED.length > 0 ? { variants: PROFILED, dir: PROFILE_DIR, label: 'replicas' } : undefined;
+    const readRows = await measureLoad(reads, { ...options, profile });
+    printTable(`returns page of ${PAGE} (${RETURNS} returns; ${CONNECTIONS} connections, ${SECONDS} s each)`, readRows);
+    process.stdout.write(`  the replica variants' reads: ${[...routed].map(([where, count]) => `${count} ${where}`).join(', ')}\n`);
+    // A validated page's change counters are read on the primary (reason "current"), and may be a moment ahead of
+    // the standby, which replays as the primary writes: that page then reads on the primary ("behind").
+    const misrouted = [...routed.keys()].filter((where) => where.startsWith('primary') && where !== 'primary (behind)' && where !== 'primary (current)');
+    if (misrouted.length > 0) throw new Error(`replica variants read on the primary: ${misrouted.join(', ')}`);
 
     const upsert = (instance: Instance) => ({
       url: `${instance.url}/v2.2/stores/${fixture.storeId}/customers`,

@@ -26,6 +26,7 @@
 // standby confirmed.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
+import DataLoader from 'dataloader';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { currentScope, type Actor, type RequestScope } from '../domain/requestScope.ts';
@@ -152,7 +153,8 @@ interface PositionStore {
   kind: ReplicaRouting['positionStore'];
   /** Raises `actor`'s position to where the WAL ends now, asked on `connection` (the primary's, right after the commit). */
   record(actor: string, connection: RawQuery): Promise<bigint>;
-  lookUp(actor: string): Promise<bigint | undefined>;
+  /** The positions of these actors (distinct), where they have one. */
+  lookUp(actors: string[]): Promise<Map<string, bigint>>;
   prune(): Promise<void>;
   close(): Promise<void>;
 }
@@ -180,9 +182,9 @@ function primaryPositions(primary: SqlChannel, ttlMs: number): PositionStore {
       const results = (await connection(recordSql(actor))) as unknown as pg.QueryResult[];
       return BigInt((results.find((result) => result.command === 'INSERT')!.rows[0] as { lsn: string }).lsn);
     },
-    async lookUp(actor) {
-      const [row] = await primary.query<{ lsn: string }>(`SELECT lsn::text FROM "ReadPosition" WHERE actor = $1`, [actor]);
-      return row ? BigInt(row.lsn) : undefined;
+    async lookUp(actors) {
+      const rows = await primary.query<{ actor: string; lsn: string }>(`SELECT actor, lsn::text FROM "ReadPosition" WHERE actor = ANY($1::text[])`, [actors]);
+      return new Map(rows.map((row) => [row.actor, BigInt(row.lsn)]));
     },
     async prune() {
       await primary.query(`DELETE FROM "ReadPosition" WHERE "updatedAt" < now() - make_interval(secs => $1)`, [ttlMs / 1000]);
@@ -213,9 +215,9 @@ function redisPositions(url: string, ttlMs: number): PositionStore {
       const raised = await redis.eval(RAISE_SCRIPT, 1, key(actor), (rows[0] as { lsn: string }).lsn, ttlMs);
       return BigInt(raised as string);
     },
-    async lookUp(actor) {
-      const value = await redis.get(key(actor));
-      return value === null ? undefined : BigInt(value);
+    async lookUp(actors) {
+      const values = await redis.mget(actors.map(key));
+      return new Map(actors.flatMap((actor, i) => (values[i] === null ? [] : [[actor, BigInt(values[i]!)] as const])));
     },
     // Keys expire by themselves.
     async prune() {},
@@ -223,6 +225,26 @@ function redisPositions(url: string, ttlMs: number): PositionStore {
       redis.disconnect();
     },
   };
+}
+
+/**
+ * Looks positions up for the requests of this instance with one statement at a time: the
+ * lookups asked while one is on its way go together in the next. Each is sent after its
+ * request began, so none misses a write acknowledged before that. Under load a request waits
+ * at most one lookup longer, and the store answers one statement for many requests instead of
+ * one each (bench/replicas.ts: positions on the primary).
+ */
+function batchedLookUps(positions: PositionStore): (actor: string) => Promise<bigint | undefined> {
+  let inFlight: Promise<unknown> | undefined;
+  const loader = new DataLoader<string, bigint | undefined>(
+    (actors) => {
+      const answered = positions.lookUp([...new Set(actors)]).then((found) => actors.map((actor) => found.get(actor)));
+      inFlight = answered.catch(() => undefined).finally(() => (inFlight = undefined));
+      return answered;
+    },
+    { cache: false, batchScheduleFn: (send) => void (inFlight ? inFlight.then(send) : process.nextTick(send)) },
+  );
+  return (actor) => loader.load(actor);
 }
 
 // ---------------------------------------------------------------- noticing committed writes
@@ -333,6 +355,7 @@ export class ReplicaReads implements ReplicaRouting {
   readonly positionStore: ReplicaRouting['positionStore'];
   private readonly replicas: Replica[];
   private readonly positions: PositionStore;
+  private readonly lookUpPosition: (actor: string) => Promise<bigint | undefined>;
   private readonly primary: SqlChannel;
   private readonly servers = new Map<string, ServerPosition>();
   private readonly serverOf = new WeakMap<pg.PoolClient, string>();
@@ -362,6 +385,7 @@ export class ReplicaReads implements ReplicaRouting {
     const ttlMs = positionTtlMs(options.maxLagMs);
     this.positions = options.redisUrl ? redisPositions(options.redisUrl, ttlMs) : primaryPositions(this.primary, ttlMs);
     this.positionStore = this.positions.kind;
+    this.lookUpPosition = batchedLookUps(this.positions);
     primaryPool.on('connect', (client) => trackCommits(client, (actor, scope, connection) => this.recordWrite(actor, scope, connection)));
     this.replicas = options.urls.map((url) => ({
       name: replicaName(url),
@@ -499,7 +523,7 @@ export class ReplicaReads implements ReplicaRouting {
     const actor = actorKey(scope.actor);
     const known = this.requirements.get(scope);
     if (known && known.actor === actor) return known.position;
-    const position = actor === undefined ? Promise.resolve(undefined) : this.positions.lookUp(actor).catch(() => 'unknown' as const);
+    const position = actor === undefined ? Promise.resolve(undefined) : this.lookUpPosition(actor).catch(() => 'unknown' as const);
     this.requirements.set(scope, { actor, position });
     return position;
   }
