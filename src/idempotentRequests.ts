@@ -6,8 +6,9 @@
 // - the same client sending the same request with that key again gets that answer again,
 //   byte for byte, with `Idempotent-Replayed: true`, and nothing runs;
 // - the same key with a different request (method, target, content type or body) is 422;
-// - a duplicate arriving while the first is still running waits for it (a transaction-scoped
-//   advisory lock on the key, so it holds across instances), then is answered with the first
+// - a duplicate arriving while the first is still running waits for it (the first claims the
+//   key by inserting its row as its transaction begins, and the duplicate's insert of the same
+//   key waits on that row, so it holds across instances), then is answered with the first
 //   one's answer; if the first takes longer than the wait, 409 with Retry-After;
 // - only answers of requests that were carried out (below 400) are kept: a refused request
 //   wrote nothing, so sending it again with the same key runs it again;
@@ -89,8 +90,36 @@ export interface IdempotentRequests {
   answer(door: Door, request: DoorRequest, run: () => Promise<DoorResponse>): Promise<DoorResponse>;
 }
 
+/**
+ * The key claimed for this request in one statement: its row inserted with a placeholder
+ * answer (or an expired one taken over), or nothing when a live answer is kept under it.
+ * A duplicate's insert waits on the row of a first request still running, bounded by
+ * lock_timeout (set just for the claim, then set back to what it was, so the request's own
+ * work waits for its locks as it always does); PGlite has one connection, so nothing there
+ * ever waits.
+ * Fewer statements matter here: each is a round trip inside the request's transaction, and
+ * a keyed write first cost twice an unkeyed one's CPU (bench/idempotency.ts).
+ */
+function claimSql(boundedWait: boolean): string {
+  const claim = `
+  INSERT INTO "IdempotentRequest" ("clientId", key, "storeId", fingerprint, status, headers, body, "expiresAt")
+  SELECT $1, $2, $3, $4, 0, '{}'::jsonb, ''::bytea, now() + make_interval(hours => ${KEY_LIFETIME_HOURS})${boundedWait ? ' FROM bounded' : ''}
+  ON CONFLICT ("clientId", key) DO UPDATE SET
+    "storeId" = EXCLUDED."storeId", fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,
+    headers = EXCLUDED.headers, body = EXCLUDED.body, "createdAt" = now(), "expiresAt" = EXCLUDED."expiresAt"
+  WHERE "IdempotentRequest"."expiresAt" <= now()
+  RETURNING 1`;
+  if (!boundedWait) return `WITH claimed AS (${claim}) SELECT count(*)::int AS claimed FROM claimed`;
+  // `previous` is read as the insert first asks for `bounded`; the aggregate in FROM finishes the
+  // insert (and its wait) before the outer set_config puts the setting back.
+  return `WITH previous AS MATERIALIZED (SELECT current_setting('lock_timeout') AS value),
+bounded AS (SELECT set_config('lock_timeout', '${DUPLICATE_WAIT_MS}', true) FROM previous), claimed AS (${claim})
+SELECT c.claimed, set_config('lock_timeout', (SELECT value FROM previous), true) AS "lockTimeout" FROM (SELECT count(*)::int AS claimed FROM claimed) c`;
+}
+
 export function createIdempotentRequests({ db, logger }: { db: Database; logger: Logger }): IdempotentRequests {
-  const lockTimeout = db.kind === 'postgresql' ? `SET LOCAL lock_timeout = ${DUPLICATE_WAIT_MS}` : undefined;
+  const boundedWait = db.kind === 'postgresql';
+  const CLAIM_SQL = claimSql(boundedWait);
 
   async function answer(door: Door, request: DoorRequest, run: () => Promise<DoorResponse>): Promise<DoorResponse> {
     const value = header(request, IDEMPOTENCY_KEY);
@@ -107,14 +136,11 @@ export function createIdempotentRequests({ db, logger }: { db: Database; logger:
       return await inRequestTransaction(
         db.prisma,
         async (tx) => {
-          if (lockTimeout) await tx.$executeRawUnsafe(lockTimeout);
-          await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended(${`${clientId}\n${key}`}, 0))`;
-          // The wait bound is for a duplicate's wait only; the request's own work waits for its locks as it always does.
-          if (lockTimeout) await tx.$executeRawUnsafe('SET LOCAL lock_timeout TO DEFAULT');
-          const [kept] = await tx.$queryRaw<StoredAnswer[]>`
-            SELECT fingerprint, status, headers, body FROM "IdempotentRequest"
-            WHERE "clientId" = ${clientId} AND key = ${key} AND "expiresAt" > now()`;
-          if (kept) {
+          const [{ claimed }] = await tx.$queryRawUnsafe<{ claimed: number }[]>(CLAIM_SQL, clientId, key, caller.store.id, fingerprint);
+          if (claimed === 0) {
+            // A new statement, so it sees the answer of the request it waited for.
+            const [kept] = await tx.$queryRaw<StoredAnswer[]>`
+              SELECT fingerprint, status, headers, body FROM "IdempotentRequest" WHERE "clientId" = ${clientId} AND key = ${key}`;
             if (kept.fingerprint !== fingerprint) {
               throw new Unkept(door.reject(422, `the ${IDEMPOTENCY_KEY} "${key}" was already used with a different request`, request));
             }
@@ -123,16 +149,15 @@ export function createIdempotentRequests({ db, logger }: { db: Database; logger:
           const response = await run();
           if (response.status >= 400) throw new Unkept(response);
           // A streamed answer (a subscription sent as POST) is not a write's answer: what ran is kept, the stream is not.
-          if (response.stream) return response;
+          if (response.stream) {
+            await tx.$executeRaw`DELETE FROM "IdempotentRequest" WHERE "clientId" = ${clientId} AND key = ${key}`;
+            return response;
+          }
           const headers = replayedHeaders(response.headers);
           const body = Buffer.from(response.body ?? '');
           await tx.$executeRaw`
-            INSERT INTO "IdempotentRequest" ("clientId", key, "storeId", fingerprint, status, headers, body, "expiresAt")
-            VALUES (${clientId}, ${key}, ${caller.store.id}, ${fingerprint}, ${response.status}, ${JSON.stringify(headers)}::jsonb, ${body},
-                    now() + make_interval(hours => ${KEY_LIFETIME_HOURS}))
-            ON CONFLICT ("clientId", key) DO UPDATE SET
-              "storeId" = EXCLUDED."storeId", fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,
-              headers = EXCLUDED.headers, body = EXCLUDED.body, "createdAt" = now(), "expiresAt" = EXCLUDED."expiresAt"`;
+            UPDATE "IdempotentRequest" SET status = ${response.status}, headers = ${JSON.stringify(headers)}::jsonb, body = ${body}
+            WHERE "clientId" = ${clientId} AND key = ${key}`;
           return response;
         },
         { timeoutMs: REQUEST_TIMEOUT_MS },

@@ -215,6 +215,63 @@ describe('Idempotency-Key rules', () => {
     expect(await server.db.prisma.customEvent.count({ where: { storeId: store.storeId, eventName: 'Expiring Key' } })).toBe(2);
   });
 
+  // PGlite has one connection: nothing there ever waits on another transaction.
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'bounds only the wait for an earlier request with the key (409 with Retry-After after it), not the write’s own waits for locks',
+    async () => {
+      const path = `/v2.2/stores/${store.storeId}/events`;
+      const body = { eventName: 'Held Key', customer: { email: 'held@example.com' } };
+      const key = unique('held');
+      const events = () => server.db.prisma.customEvent.count({ where: { storeId: store.storeId, eventName: 'Held Key' } });
+      /** Runs `hold` in a transaction of its own that stays open, then rolls back, until the returned release is called. */
+      const holding = async (hold: (tx: Parameters<Parameters<typeof server.db.prisma.$transaction>[0]>[0]) => Promise<unknown>) => {
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        let holds!: () => void;
+        const held = new Promise<void>((resolve) => (holds = resolve));
+        const ended = server.db.prisma
+          .$transaction(
+            async (tx) => {
+              await hold(tx);
+              holds();
+              await released;
+              throw new Error('rolled back on purpose');
+            },
+            { timeout: 30_000 },
+          )
+          .catch(() => undefined);
+        await held;
+        return async () => {
+          release();
+          await ended;
+        };
+      };
+
+      // A first request with the key still running, as another instance's would be.
+      const endFirst = await holding((tx) =>
+        tx.idempotentRequest.create({
+          data: { clientId: store.clientId, key, storeId: store.storeId, fingerprint: 'first', status: 0, headers: {}, body: Buffer.alloc(0), expiresAt: new Date(Date.now() + 60_000) },
+        }),
+      );
+      const waited = await send(server, { method: 'POST', path }, body, key);
+      await endFirst();
+      expect(waited.status).toBe(409);
+      expect(waited.headers.get('retry-after')).toBe('1');
+      expect(waited.headers.get('content-type')).toContain('application/problem+json');
+      expect(await events()).toBe(0);
+
+      // The first ended without keeping an answer: the key is free. The write's own wait (the
+      // customer's e-mail lock, held past the bound) is not cut short.
+      const endLock = await holding((tx) => tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))::text`, `${store.storeId}:held@example.com`));
+      const written = send(server, { method: 'POST', path }, body, key);
+      await new Promise((resolve) => setTimeout(resolve, 11_000));
+      await endLock();
+      expect((await written).status).toBeLessThan(300);
+      expect(await events()).toBe(1);
+    },
+    40_000,
+  );
+
   it('leaves the reference’s return creation to its own rule (a replay is 200, as the reference documents)', async () => {
     const order = await createTestOrder(server.db, store.storeId, { lines: [{ quantity: 3 }] });
     const body = {
