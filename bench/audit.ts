@@ -1,8 +1,6 @@
 // What the audit trail costs the two hottest writes (issue 36: at most 10% of their rate):
-// the customer upsert (PUT /v2.2/stores/{id}/customers, 50 e-mails with custom fields: creates,
-// then updates that each change the last name) and the order creation (POST /v2.2/stores/{id}/orders, three lines that commit
-// stock, a customer), each measured from outside (bench/load.ts: autocannon in its own process,
-// interleaved rounds) against two servers that differ only in whether the audit triggers record:
+// the customer upsert and the order creation (bench/writeLoads.ts), each measured from outside
+// (bench/load.ts: autocannon in its own process, interleaved rounds) against two servers that differ only in whether the audit triggers record:
 //   audit   the service as it runs
 //   off     `audit.disabled = on` on every connection of its database handle, the switch the
 //           triggers check first: they return before reading a row. The application is the same,
@@ -11,81 +9,18 @@
 // PGlite: two in-memory databases, one of them with the setting for its one session.
 // PostgreSQL: one scratch database (dropped after), two pools, one of them with the setting in
 // its connections' options.
-import type { AddressInfo } from 'node:net';
-import { SCOPES } from '../src/auth/scopes.ts';
-import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/client.ts';
 import type { Database } from '../src/db/database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
-import { newId } from '../src/domain/ids.ts';
-import { createApiClient, createStore } from '../src/domain/stores.ts';
-import { createLogger } from '../src/logger.ts';
-import { createApp, type App } from '../src/server.ts';
 import { measureLoad, type LoadRequest, type Measured } from './load.ts';
 import { scratchDatabase } from './scratchDatabase.ts';
+import { customerUpsertLoad, orderCreateLoad, serveWrites } from './writeLoads.ts';
 
 /** Seconds of load per variant in each pair. */
 const SECONDS = Number(process.env.BENCH_AUDIT_SECONDS ?? 3);
 const PAIRS = 8;
 const CONCURRENCY = 16;
-const EMAILS = 50;
-const PRODUCTS = 30;
-/** Orders differ in the products they name, so concurrent orders do not all wait on the same three levels. */
-const ORDER_SHAPES = 10;
 const SET_CONFIG_CALLS = 2_000;
-
-interface Served {
-  app: App;
-  base: string;
-  storeId: string;
-  headers: Record<string, string>;
-}
-
-/** A migrated database's store, all-scope client, and stocked products; the server on a free port. */
-async function serve(db: Database): Promise<Served> {
-  const { id: storeId } = await createStore(db.prisma, { name: 'Audit bench' });
-  const { secret } = await createApiClient(db.prisma, { storeId, name: 'bench', scopes: SCOPES });
-  const { defaultLocationId } = await db.prisma.store.findUniqueOrThrow({ where: { id: storeId } });
-  const products = Array.from({ length: PRODUCTS }, (_, i) => ({ id: newId('product'), storeId, title: `Stocked ${i}`, sku: `AUD-${i}` }));
-  await db.prisma.product.createMany({ data: products });
-  await db.prisma.inventoryLevel.createMany({ data: products.map((p) => ({ id: newId('inventoryLevel'), storeId, productId: p.id, locationId: defaultLocationId!, quantity: 1_000_000 })) });
-  const config = { ...loadConfig({ LOG_LEVEL: 'silent', WEBHOOK_DISPATCHER: 'false' }), rateLimits: { rest: 1_000_000, compat: 1_000_000 } };
-  const app = createApp({ db, config, logger: createLogger('silent') });
-  app.server.keepAliveTimeout = 120_000;
-  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  return { app, base, storeId, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' } };
-}
-
-function upsert(s: Served): LoadRequest {
-  return {
-    url: `${s.base}/v2.2/stores/${s.storeId}/customers`,
-    method: 'PUT',
-    headers: s.headers,
-    bodies: Array.from({ length: EMAILS }, (_, i) =>
-      // Every upsert changes the customer (a new last name), so every one records an entry.
-      JSON.stringify({ email: `customer-${i}@example.com`, firstName: 'Ada', lastName: 'Bench {{unique}}', customFields: { tier: i % 2 ? 'gold' : 'silver', visits: i } }),
-    ),
-  };
-}
-
-function orderCreate(s: Served): LoadRequest {
-  return {
-    url: `${s.base}/v2.2/stores/${s.storeId}/orders`,
-    method: 'POST',
-    headers: s.headers,
-    bodies: Array.from({ length: ORDER_SHAPES }, (_, shape) =>
-      JSON.stringify({
-        orderId: 'audit-bench-{{unique}}',
-        createdAt: '2026-03-01T10:00:00Z',
-        customer: { email: `shopper-${shape}@example.com`, firstName: 'Bench', lastName: 'Shopper' },
-        lineItems: [0, 1, 2].map((n) => ({ id: `line-${n}`, productId: `p-${n}`, sku: `AUD-${(shape * 3 + n) % PRODUCTS}`, title: `Product ${n}`, quantity: 2, price: 12.5 })),
-        totalPrice: 75,
-        currency: 'USD',
-      }),
-    ),
-  };
-}
 
 /** Microseconds one `set_config` of the audit context takes from the application (what `off` still pays per transaction). */
 async function setConfigMicros(db: Database): Promise<number> {
@@ -134,10 +69,12 @@ async function measure(label: string, operation: string, on: LoadRequest, off: L
 }
 
 async function compare(label: string, audited: Database, unaudited: Database): Promise<void> {
-  const on = await serve(audited);
-  const off = await serve(unaudited);
+  const on = await serveWrites(audited, 'Audit bench');
+  const off = await serveWrites(unaudited, 'Audit bench');
   try {
-    for (const [operation, request] of [['customer upsert', upsert], ['order create', orderCreate]] as const) await measure(label, operation, request(on), request(off));
+    for (const [operation, request] of [['customer upsert', customerUpsertLoad], ['order create', orderCreateLoad]] as const) {
+      await measure(label, operation, request(on), request(off));
+    }
     const [{ entries }] = await audited.sql.query<{ entries: number }>('SELECT count(*)::int AS entries FROM "AuditEntry"');
     const [{ none }] = await unaudited.sql.query<{ none: number }>(`SELECT count(*)::int AS none FROM "AuditEntry" WHERE "storeId" = $1`, [off.storeId]);
     if (none !== 0) throw new Error(`the unaudited server recorded ${none} entries: the switch did not hold`);

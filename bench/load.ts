@@ -15,6 +15,7 @@ const WORKER = fileURLToPath(new URL('./loadWorker.mjs', import.meta.url));
 export interface LoadRequest {
   url: string;
   method?: string;
+  /** `{{unique}}` in a value is replaced as in `bodies`, by the same value as the body's. */
   headers?: Record<string, string>;
   /** Sent in turn, request after request (one body is sent every time); `{{unique}}` in one is replaced by a value of its own each time. */
   bodies?: string[];
