@@ -32,8 +32,6 @@ export interface DoorRequest {
   headers: IncomingHttpHeaders;
   body: Buffer;
   requestId: string;
-  /** The route template the door matched (`/v2.2/stores/{storeId}/customers`), set by the door for logs and metrics. */
-  route?: string;
 }
 
 export interface DoorResponse {
@@ -55,6 +53,12 @@ export interface Door {
   name: string;
   matches(pathname: string): boolean;
   handle(request: DoorRequest): Promise<DoorResponse>;
+  /**
+   * The route template the request takes (`/v2.2/stores/{storeId}/customers`), for logs and
+   * metrics; undefined when it takes none. Known without running the door, so an answer given
+   * without running it (a 304, a replayed write) is counted under its route too.
+   */
+  routeOf(request: Pick<DoorRequest, 'method' | 'url'>): string | undefined;
   /**
    * Who is asking, resolved from the request as handle() resolves it but without running the
    * door: undefined when the request carries no valid credentials (handle() then answers the

@@ -36,7 +36,6 @@ export function createCompatDoor(deps: AppDeps): Door {
       });
     }
     const { route, params, malformed } = matched;
-    request.route = COMPAT_PREFIX + route.path;
     const auth = await authenticate(request);
     if (isAuthFailure(auth)) return compatError(401, auth.message);
     const scopeDenied = authorizeScopes(auth, route.scopes);
@@ -69,6 +68,10 @@ export function createCompatDoor(deps: AppDeps): Door {
     matches: (pathname) => pathname === COMPAT_PREFIX || pathname.startsWith(`${COMPAT_PREFIX}/`),
     reject: (status, message) => compatError(status === 400 ? 422 : status, message),
     caller: async (request) => callerOf(await authenticate(request)),
+    routeOf: (request) => {
+      const matched = table.match(request.method, request.url.pathname.slice(COMPAT_PREFIX.length) || '/');
+      return matched && 'route' in matched ? COMPAT_PREFIX + matched.route.path : undefined;
+    },
     handle,
   };
 }

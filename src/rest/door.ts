@@ -40,7 +40,7 @@ export function createRestDoor(deps: AppDeps): Door {
 
   const authenticate = (request: DoorRequest) => deps.authenticator.authenticate(readSecret(header(request, 'authorization')));
 
-  const routeOf = (request: Pick<DoorRequest, 'method' | 'url'>): Route | undefined => {
+  const matchedRoute = (request: Pick<DoorRequest, 'method' | 'url'>): Route | undefined => {
     const matched = table.match(request.method, request.url.pathname.slice(REST_PREFIX.length) || '/');
     return matched && 'route' in matched ? matched.route : undefined;
   };
@@ -57,7 +57,6 @@ export function createRestDoor(deps: AppDeps): Door {
       });
     }
     const { route, params, malformed } = matched;
-    request.route = REST_PREFIX + route.path;
     const deny = (f: AuthFailure) => failure(route, f.status, f.message, instance);
     if (route.public) {
       const body = readRequestInput(request, params, malformed);
@@ -95,9 +94,13 @@ export function createRestDoor(deps: AppDeps): Door {
     name: 'rest',
     matches: (pathname) => pathname === REST_PREFIX || pathname.startsWith(`${REST_PREFIX}/`),
     // In the media type the reference declares for the route's status, as handle()'s own refusals are.
-    reject: (status, message, request) => failure(routeOf(request), status, message, instanceOf(request)),
+    reject: (status, message, request) => failure(matchedRoute(request), status, message, instanceOf(request)),
+    routeOf: (request) => {
+      const route = matchedRoute(request);
+      return route && REST_PREFIX + route.path;
+    },
     caller: async (request) => callerOf(await authenticate(request)),
-    ownsIdempotencyKey: (request) => routeOf(request)?.ownsIdempotencyKey === true,
+    ownsIdempotencyKey: (request) => matchedRoute(request)?.ownsIdempotencyKey === true,
     handle,
   };
 }

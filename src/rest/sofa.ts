@@ -183,10 +183,10 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
   async function handle(request: DoorRequest): Promise<DoorResponse> {
     const { pathname } = request.url;
     const instance = pathname + request.url.search;
-    request.route = template(pathname);
+    const route = template(pathname);
     const notFound = (headers?: Record<string, string>) => problem(404, `no route for ${request.method} ${pathname}`, { instance, headers });
     if (pathname === OPENAPI_PATH && request.method === 'GET') return (await openApiDocument(request)) ?? notFound();
-    if (!request.route) return notFound();
+    if (!route) return notFound();
     const input = sofaInput(request);
     if (!input.ok) return problem(400, input.message, { instance, errors: input.issues });
 
@@ -207,7 +207,7 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
     if (!response || (response.status === 404 && !/problem\+json/.test(response.headers?.['content-type'] ?? ''))) return notFound(rateHeaders);
     // A query by id answers null for an id that is unknown or another store's: on REST that subject does not exist.
     if (request.method === 'GET' && response.status === 200 && response.body?.toString() === 'null') {
-      return problem(404, `no ${request.route.slice(SOFA_PREFIX.length + 1).split('/')[0]} with that id in this store`, { instance, headers: rateHeaders });
+      return problem(404, `no ${route.slice(SOFA_PREFIX.length + 1).split('/')[0]} with that id in this store`, { instance, headers: rateHeaders });
     }
     if (/problem\+json/.test(response.headers?.['content-type'] ?? '') && response.body) {
       const body = JSON.parse(response.body.toString());
@@ -221,6 +221,7 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
     matches: (pathname) => pathname === SOFA_PREFIX || pathname.startsWith(`${SOFA_PREFIX}/`),
     reject: (status, message, request) => problem(status, message, { instance: request.url.pathname + request.url.search }),
     caller: async (request) => callerOf(await authenticate(request)),
+    routeOf: (request) => template(request.url.pathname),
     handle,
   };
 }

@@ -142,6 +142,7 @@ export function createGraphQLDoor({ db, logger, config, authenticator, tracing, 
     matches: (pathname) => pathname === ENDPOINT || pathname === SDL_PATH || pathname.startsWith('/v3/'),
     reject: (status, message) => graphqlError(status, REJECTION_CODES[status] ?? 'INTERNAL_SERVER_ERROR', message),
     caller: async (request) => callerOf(await authenticate(request)),
+    routeOf: ({ url }) => (url.pathname === ENDPOINT || url.pathname === SDL_PATH ? url.pathname : undefined),
     async handle(request) {
       const { pathname } = request.url;
       if (pathname === SDL_PATH && request.method === 'GET') {

@@ -148,6 +148,8 @@ export function createWebDoor(deps: AppDeps): Door {
     reject: (status, message) => page(status, { title: 'Error', body: html`<p>${message}</p>` }),
     // Pages act for a signed-in merchant user or a shopper, never an API client.
     caller: async () => undefined,
+    // Pages are many, named by ids: the area is label enough.
+    routeOf: ({ url }) => (url.pathname === '/admin' || url.pathname.startsWith('/admin/') ? '/admin' : '/portal'),
     handle,
   };
 }

@@ -65,6 +65,27 @@ describe('/metrics', () => {
     }
   });
 
+  it('counts answers given without running the door (a 304, a replayed write) and v3 requests under their route', async () => {
+    const list = `/v2.2/stores/${store.storeId}/returns`;
+    const first = await call(server, 'GET', list, { secret: store.secret });
+    expect(first.status).toBe(200);
+    expect((await call(server, 'GET', list, { secret: store.secret, headers: { 'if-none-match': first.headers.get('etag')! }, referenceCheck: false })).status).toBe(304);
+
+    const events = `/v2.2/stores/${store.storeId}/events`;
+    const write = { secret: store.secret, body: { eventName: 'Counted', customer: { email: 'counted@example.com' } }, headers: { 'idempotency-key': `metrics-${Date.now()}` } };
+    const written = await call(server, 'POST', events, write);
+    const replayed = await call(server, 'POST', events, write);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+
+    const answered = await call(server, 'POST', '/v3/graphql', { secret: store.secret, body: { query: '{ __typename }' } });
+    expect(answered.status).toBe(200);
+
+    const families = await scrape(`${server.url}/metrics`);
+    expect(requestCount(families, { door: 'rest', route: '/v2.2/stores/{storeId}/returns', method: 'GET', status: '304' })).toBe(1);
+    expect(requestCount(families, { door: 'rest', route: '/v2.2/stores/{storeId}/events', method: 'POST', status: String(written.status) })).toBe(2);
+    expect(requestCount(families, { door: 'v3', route: '/v3/graphql', method: 'POST', status: '200' })).toBeGreaterThanOrEqual(1);
+  });
+
   it('labels unknown paths with one shared route label, never the raw path', async () => {
     await call(server, 'GET', `/v2.2/no/such/path/${Date.now()}`);
     const families = await scrape(`${server.url}/metrics`);
