@@ -11,7 +11,7 @@ import type { Metrics } from './metrics.ts';
 import { pruneWebState } from './auth/throttle.ts';
 import { configureWebhookAddressPolicy, webhookAddressPolicy } from './domain/webhooks.ts';
 import { pruneAuditTrail } from './domain/audit.ts';
-import { inRequestScope } from './domain/requestScope.ts';
+import { inRequestScope } from './requestScope.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import { pruneWebhookHistory } from './webhooks/retention.ts';
 import { pruneExpiredIdempotentRequests } from './idempotentRequests.ts';

@@ -13,7 +13,7 @@ import { exportDump, importDump, TransferError } from './db/transfer.ts';
 import { isDomainError } from './domain/errors.ts';
 import { createApiClient, createStore, linkFulfillmentService, revokeApiClient } from './domain/stores.ts';
 import { seedDemo } from './domain/demo.ts';
-import { inRequestScope } from './domain/requestScope.ts';
+import { inRequestScope } from './requestScope.ts';
 import { keepDemoCredentials } from './demoCredentials.ts';
 import { createMerchantUser } from './auth/merchantUsers.ts';
 import type { StoreKind } from './generated/prisma/client.ts';

@@ -21,7 +21,7 @@ import { configureOperationExecution } from './schema/execute.ts';
 import { databaseFailure } from './db/failures.ts';
 import { inRequestSpan, type ServedRequest } from './telemetry.ts';
 import { createLiveFeed } from './live/feed.ts';
-import { inRequestScope } from './domain/requestScope.ts';
+import { inRequestScope } from './requestScope.ts';
 import { answerEncoding, chunkEncoder, compressBody, type ChunkEncoder } from './compression.ts';
 import { createIdempotentRequests } from './idempotentRequests.ts';
 import { createConditionalRequests } from './conditionalRequests.ts';

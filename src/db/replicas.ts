@@ -29,7 +29,7 @@ import { createHash } from 'node:crypto';
 import DataLoader from 'dataloader';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { currentScope, type Actor, type RequestScope } from '../domain/requestScope.ts';
+import { currentScope, type Actor, type RequestScope } from '../requestScope.ts';
 import type { Logger } from '../logger.ts';
 import { keepPoolAlive, pgChannel, type SqlChannel } from './sqlChannel.ts';
 import { databaseFailure } from './failures.ts';

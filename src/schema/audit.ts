@@ -5,7 +5,7 @@
 // it starts, whichever door runs it.
 import { defaultFieldResolver, type GraphQLSchema } from 'graphql';
 import { AUDITED_KINDS, auditEntryWhere, type AuditActorKind as ActorKind } from '../domain/audit.ts';
-import { nameOperation } from '../domain/requestScope.ts';
+import { nameOperation } from '../requestScope.ts';
 import { builder } from './builder.ts';
 import { storeIdOf } from './context.ts';
 import { keysetConnection } from './keyset.ts';

@@ -7,7 +7,7 @@ import type { LiveAccess } from '../live/feed.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { trace } from '@opentelemetry/api';
 import { ATTR_STORE_ID } from '../telemetry.ts';
-import { identifyActor, type Actor } from '../domain/requestScope.ts';
+import { identifyActor, type Actor } from '../requestScope.ts';
 
 export type Door = 'v3' | 'rest' | 'compat' | 'web' | 'internal';
 

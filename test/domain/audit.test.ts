@@ -14,7 +14,7 @@ import { deleteOrder } from '../../src/domain/fulfillments.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { adjustInventory } from '../../src/domain/inventory.ts';
 import { createOrder, type OrderInput } from '../../src/domain/orders.ts';
-import { inRequestScope, type RequestScope } from '../../src/domain/requestScope.ts';
+import { inRequestScope, type RequestScope } from '../../src/requestScope.ts';
 import { processReturn } from '../../src/domain/returns.ts';
 import { createApiClient, createStore } from '../../src/domain/stores.ts';
 import { inTransaction } from '../../src/domain/tx.ts';
