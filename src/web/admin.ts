@@ -169,8 +169,9 @@ function historyRow(entry: AuditEntryRow): Html {
   const changes = entry.changes.map((c) =>
     entry.action === 'UPDATE' ? html`<li><code>${c.field}</code> ${auditValue(c.before)} → ${auditValue(c.after)}</li>` : html`<li><code>${c.field}</code> ${auditValue(entry.action === 'INSERT' ? c.after : c.before)}</li>`,
   );
-  return html`<tr data-entry-id="${entry.id}"><td>${formatDate(entry.occurredAt)}</td><td>${actorText(entry.actor)}</td>
-<td>${entry.door}${entry.operation ? html` · ${entry.operation}` : ''}${entry.requestId ? html`<br><code>${entry.requestId}</code>` : ''}</td><td>${what}</td><td><ul>${changes}</ul></td></tr>`;
+  // The labels head each cell where a narrow screen stacks an entry's cells (app.css).
+  return html`<tr data-entry-id="${entry.id}"><td data-label="When">${formatDate(entry.occurredAt)}</td><td data-label="Who">${actorText(entry.actor)}</td>
+<td data-label="Through">${entry.door}${entry.operation ? html` · ${entry.operation}` : ''}${entry.requestId ? html`<br><code>${entry.requestId}</code>` : ''}</td><td data-label="What">${what}</td><td><ul>${changes}</ul></td></tr>`;
 }
 
 interface HistoryList {
