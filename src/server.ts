@@ -281,11 +281,12 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
     if (sent.ended === 'failed') logger.error('streamed answer failed after its head was sent; connection cut', { door: door.name, requestId, path: url.pathname, error: sent.error });
     const seconds = (performance.now() - started) / 1000;
     // Unmatched paths share one label so a scanner cannot grow the label set.
-    const route = door.routeOf(request) ?? 'unmatched';
+    const matched = door.routeOf(request);
+    const route = matched ?? 'unmatched';
     metrics.observeRequest({ door: door.name, route, method: request.method, status: response.status }, seconds);
     const ended = sent.ended === 'whole' ? {} : { ended: sent.ended };
     logger.info('request', { requestId, door: door.name, method: request.method, route, status: response.status, ms: Math.round(seconds * 1000), ...ended });
-    return { status: response.status, route: door.routeOf(request) };
+    return { status: response.status, route: matched };
   }
 
   const server = http.createServer((req, res) => {
