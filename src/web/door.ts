@@ -10,7 +10,7 @@ import type { Door, DoorRequest, DoorResponse } from '../door.ts';
 import { createContext } from '../schema/context.ts';
 import { badParameters } from '../inputText.ts';
 import type { AppDeps } from '../door.ts';
-import { dashboard } from './admin.ts';
+import { dashboard, dashboardRouteOf } from './dashboard/routes.ts';
 import { html } from './html.ts';
 import { createReturnEvents, LIVE_RETURNS_SCRIPT, LIVE_RETURNS_SCRIPT_PATH, RETURN_EVENTS_PATH } from './liveReturns.ts';
 import { clientAddress, cookies, formBody, page, randomToken, redirect, sameToken, SECURITY_HEADERS, setCookie } from './http.ts';
@@ -148,8 +148,12 @@ export function createWebDoor(deps: AppDeps): Door {
     reject: (status, message) => page(status, { title: 'Error', body: html`<p>${message}</p>` }),
     // Pages act for a signed-in merchant user or a shopper, never an API client.
     caller: async () => undefined,
-    // Pages are many, named by ids: the area is label enough.
-    routeOf: ({ url }) => (url.pathname === '/admin' || url.pathname.startsWith('/admin/') ? '/admin' : '/portal'),
+    // A dashboard page is labelled by its route in the table (ids left out); the portal's area is label enough.
+    routeOf: ({ method, url }) => {
+      if (url.pathname !== '/admin' && !url.pathname.startsWith('/admin/')) return '/portal';
+      const segments = segmentsOf(url.pathname);
+      return segments ? dashboardRouteOf(method, segments.slice(1)) : '/admin';
+    },
     handle,
   };
 }

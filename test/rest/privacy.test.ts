@@ -12,7 +12,7 @@ import { configureWebhookAddressPolicy, systemLookup } from '../../src/domain/we
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { createContext } from '../../src/schema/context.ts';
 import { createApp, type App } from '../../src/server.ts';
-import { dashboard } from '../../src/web/admin.ts';
+import { dashboard } from '../../src/web/dashboard/routes.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { GRACE, ZOE, seedPerson, startEchoReceiver, subscribeToEverything, valuesIn, type EchoReceiver, type SeededPerson } from '../support/privacyFixtures.ts';
 import { addApiClient, call, createTestStore, graphql, type TestServer, type TestStore } from '../support/server.ts';
