@@ -13,7 +13,8 @@ import type { AppDeps } from '../door.ts';
 import { dashboard, dashboardRouteOf } from './dashboard/routes.ts';
 import { html } from './html.ts';
 import { createReturnEvents, LIVE_RETURNS_SCRIPT, LIVE_RETURNS_SCRIPT_PATH, RETURN_EVENTS_PATH } from './liveReturns.ts';
-import { clientAddress, cookies, formBody, page, randomToken, redirect, sameToken, SECURITY_HEADERS, setCookie } from './http.ts';
+import { clientAddress, cookies, formBody, isHttps, page, randomToken, redirect, sameToken, SECURITY_HEADERS, setCookie } from './http.ts';
+import { FLASH_COOKIE, flashCookie, readFlash } from './dashboard/kit.ts';
 import { lookupPage, portal } from './portal.ts';
 
 const STYLESHEET = fs.readFileSync(new URL('./app.css', import.meta.url));
@@ -103,14 +104,20 @@ export function createWebDoor(deps: AppDeps): Door {
     };
     if (events && request.method === 'GET') return returnEvents(request, auth, async () => (await loadSession(db.prisma, token)) !== null);
     const ctx = createContext({ db, auth, door: 'web', logger, requestId: request.requestId });
-    return dashboard({
+    const secure = isHttps(request);
+    const flash = request.method === 'GET' ? readFlash(cookies(request).get(FLASH_COOKIE)) : undefined;
+    const response = await dashboard({
       ctx,
       session: { storeName: session.store.name, email: session.user.email, csrfToken: session.csrfToken },
       method: request.method,
       segments,
       query: request.url.searchParams,
       form,
+      flash,
+      secure,
     });
+    // The page that showed the message spends it (a response that sets its own flash keeps that one).
+    return flash && !response.headers?.['set-cookie'] ? { ...response, headers: { ...response.headers, 'set-cookie': flashCookie(undefined, secure) } } : response;
   }
 
   async function shopper(request: DoorRequest, segments: string[]): Promise<DoorResponse> {

@@ -46,7 +46,7 @@ export function layout({ title, body, dashboard, script }: Layout): Html {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title><link rel="stylesheet" href="/admin/app.css">${script ? html`<script src="${script}" defer></script>` : ''}</head>
-<body>${nav}<main><h1>${title}</h1>${body}</main></body></html>`;
+<body><a class="skip" href="#main">Skip to content</a>${nav}<main id="main" tabindex="-1"><h1>${title}</h1>${body}</main></body></html>`;
 }
 
 export function csrfField(token: string): Html {

@@ -229,7 +229,7 @@ describe('dashboard', () => {
       requestId: 'test',
     });
     const request = (method: string, segments: string[], form: Record<string, string> = {}) =>
-      dashboard({ ctx, session: { storeName: storeRow.name, email: user.email, csrfToken: 'x' }, method, segments, query: new URLSearchParams(), form: new URLSearchParams(form) });
+      dashboard({ ctx, session: { storeName: storeRow.name, email: user.email, csrfToken: 'x' }, method, segments, query: new URLSearchParams(), form: new URLSearchParams(form), secure: false });
     expect((await request('GET', ['customers', zoe.customerId, 'export'])).status).toBe(403);
     expect((await request('POST', ['customers', zoe.phoneProfileId, 'erase'], { confirm: 'yes' })).status).toBe(403);
     expect((await request('POST', ['settings', 'privacy', 'erase-store'], { confirmStoreId: store.storeId })).status).toBe(403);

@@ -36,7 +36,7 @@ const entriesOf = (requestId: string) => server.db.sql.query<Row>(`SELECT * FROM
 
 /** The rows of the page's history table, as text. */
 function historyRows(page: string): string[] {
-  const table = /<h2>History<\/h2>\s*<div class="table"><table class="history">([\s\S]*?)<\/table>/.exec(page)?.[1] ?? '';
+  const table = /<h2>History<\/h2>\s*<div class="table"[^>]*><table class="history">([\s\S]*?)<\/table>/.exec(page)?.[1] ?? '';
   return [...table.matchAll(/<tr data-entry-id="\d+">([\s\S]*?)<\/tr>/g)].map((m) => m[1].replace(/<[^>]+>/g, ' ').replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))).replace(/\s+/g, ' ').trim());
 }
 

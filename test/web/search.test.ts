@@ -146,7 +146,7 @@ describe('search boxes over HTTP', () => {
     expect(listed[0]).toContain('ada@example.com');
     expect(listed[1]).toContain('no e-mail');
     expect(listed[2]).toContain('zoe.dupont@gmail.com Zoë Dupont +14155550107');
-    expect(all.text).toContain('<th>E-mail</th><th>Name</th><th>Phone</th><th>Updated</th>');
+    expect(all.text).toContain('<th scope="col">E-mail</th><th scope="col">Name</th><th scope="col">Phone</th><th scope="col">Updated</th>');
     expect(rows((await search('/admin/customers', 'platinum')).text)).toEqual([expect.stringContaining('zoe.dupont@gmail.com')]);
     expect(rows((await search('/admin/customers', '+1 (415) 555 0107')).text)).toEqual([expect.stringContaining('zoe.dupont@gmail.com')]);
     expect(rows((await search('/admin/customers', 'name:lovel')).text)).toEqual([expect.stringContaining('ada@example.com')]);
@@ -155,7 +155,7 @@ describe('search boxes over HTTP', () => {
 
   it('products: title, SKU, vendor, price and what is available across locations', async () => {
     const all = await web.get('/admin/products');
-    expect(all.text).toContain('<th>Title</th><th>SKU</th><th>Vendor</th><th>Price</th><th>Available</th>');
+    expect(all.text).toContain('<th scope="col">Title</th><th scope="col">SKU</th><th scope="col">Vendor</th><th scope="col">Price</th><th scope="col">Available</th>');
     // Blade: 10 - 2 committed at Berlin, 4 at Austin; tee: 6 at Berlin, 1 - 4 at Austin.
     expect(rows(all.text)).toEqual(['Trail Tee TEE-RED-M Demo Outfitters 25.00 USD 3', 'Blade Runner Poster BLADE-01 Café Prints 30.00 USD 12']);
     expect(rows((await search('/admin/products', 'vendor:cafe')).text)).toEqual([expect.stringContaining('Blade Runner Poster')]);
@@ -246,7 +246,7 @@ describe('detail pages over HTTP', () => {
     const zoeOrders = /<table id="customer-orders">([\s\S]*?)<\/table>/.exec(zoe.text)![1];
     expect(zoeOrders).toContain(ids.zoeOrder);
     expect(zoeOrders).not.toContain(ids.adaOrder);
-    const zoeReturns = /<table id="customer-returns">([\s\S]*?)<\/table>/.exec(zoe.text)![1];
+    const zoeReturns = /<table class="cards" id="customer-returns">([\s\S]*?)<\/table>/.exec(zoe.text)![1];
     expect(zoeReturns).toContain(`#${ids.zoeReturn}`);
 
     // ada@example.com also finds nada@example.com's order and return: they are not Ada's.
@@ -254,7 +254,7 @@ describe('detail pages over HTTP', () => {
     const adaOrders = /<table id="customer-orders">([\s\S]*?)<\/table>/.exec(ada.text)![1];
     expect(adaOrders).toContain(ids.adaOrder);
     expect(adaOrders).not.toContain(ids.nadaOrder);
-    const adaReturns = /<table id="customer-returns">([\s\S]*?)<\/table>/.exec(ada.text)![1];
+    const adaReturns = /<table class="cards" id="customer-returns">([\s\S]*?)<\/table>/.exec(ada.text)![1];
     expect(adaReturns).toContain(`#${ids.adaReturn}`);
     expect(adaReturns).toContain('FLAGGED');
     expect(adaReturns).not.toContain(`#${ids.nadaReturn}`);

@@ -4,11 +4,11 @@ import { runOperation } from '../../schema/execute.ts';
 import { csrfField, formatDate, html, money, type Html } from '../html.ts';
 import { SECURITY_HEADERS } from '../http.ts';
 import { customerDataExportAnswer } from '../../customerDataExport.ts';
-import { returnRow, type ReturnRow } from './returns.ts';
+import { RETURN_COLUMNS, returnCells, returnRowAttributes, type ReturnRow } from './returns.ts';
 import type { OrderRow } from './orders.ts';
 import { erasureSummary, type ErasureCountRows } from './privacy.ts';
 import { ops } from '../operations.ts';
-import { failureOf, notFound, run, searchListView, searchPage, searchTerm, view, type Connection, type DashboardRequest } from './kit.ts';
+import { failureOf, notFound, run, searchListView, searchPage, searchTerm, view, type Connection, type DashboardRequest, cellsOf, dataTable } from './kit.ts';
 
 
 interface CustomerRow {
@@ -30,7 +30,7 @@ export async function customersPage(req: DashboardRequest): Promise<DoorResponse
     hint: 'Words match the e-mail, names, phone numbers (written any way) and custom field values.',
     fields: ['email:', 'name:', 'first_name:', 'last_name:', 'phone:', 'created_at:>=2026-11-01', 'updated_at:'],
     columns: ['E-mail', 'Name', 'Phone', 'Updated'],
-    row: (c) => html`<tr><td><a href="/admin/customers/${c.id}">${c.email ?? 'no e-mail'}</a></td><td>${c.name ?? ''}</td><td>${c.phoneNumber ?? ''}</td><td>${formatDate(c.updatedAt)}</td></tr>`,
+    cells: (c) => [html`<a href="/admin/customers/${c.id}">${c.email ?? 'no e-mail'}</a>`, html`${c.name ?? ''}`, html`${c.phoneNumber ?? ''}`, html`${formatDate(c.updatedAt)}`],
   });
 }
 
@@ -111,20 +111,20 @@ ${place ? html`<p><strong>Location</strong> ${place}</p>` : ''}
 <p><strong>Created</strong> ${formatDate(customer.createdAt)} · <strong>Updated</strong> ${formatDate(customer.updatedAt)}</p></section>
 <h2>Custom fields</h2>
 ${fields.length > 0
-  ? html`<div class="table"><table id="custom-fields"><thead><tr><th>Field</th><th>Value</th></tr></thead><tbody>${fields.map(([name, value]) => html`<tr><td>${name}</td><td>${customFieldValue(value)}</td></tr>`)}</tbody></table></div>`
+  ? html`<div class="table" role="region" aria-label="Custom fields" tabindex="0"><table id="custom-fields"><thead><tr><th>Field</th><th>Value</th></tr></thead><tbody>${fields.map(([name, value]) => html`<tr><td>${name}</td><td>${customFieldValue(value)}</td></tr>`)}</tbody></table></div>`
   : html`<p>No custom fields.</p>`}
 <h2>Subscriptions</h2>
 ${customer.subscriptions.length > 0
-  ? html`<div class="table"><table><thead><tr><th>Channel</th><th>Kind</th><th>Status</th><th>Address</th><th>Changed</th></tr></thead><tbody>${customer.subscriptions.map((c) => html`<tr><td>${c.channel}</td><td>${c.kind}</td><td>${c.status}</td><td>${c.address}</td><td>${formatDate(c.changedAt)}</td></tr>`)}</tbody></table></div>`
+  ? html`<div class="table" role="region" aria-label="Subscriptions" tabindex="0"><table><thead><tr><th>Channel</th><th>Kind</th><th>Status</th><th>Address</th><th>Changed</th></tr></thead><tbody>${customer.subscriptions.map((c) => html`<tr><td>${c.channel}</td><td>${c.kind}</td><td>${c.status}</td><td>${c.address}</td><td>${formatDate(c.changedAt)}</td></tr>`)}</tbody></table></div>`
   : html`<p>No consent recorded.</p>`}
 <h2>Orders</h2>
 ${orders.length > 0
-  ? html`<div class="table"><table id="customer-orders"><thead><tr><th>Order</th><th>Placed</th><th>Total</th></tr></thead><tbody>${orders.map((o) => html`<tr><td><a href="/admin/orders/${o.id}">${o.name}</a></td><td>${formatDate(o.placedAt)}</td><td>${money(o.totalPrice)}</td></tr>`)}</tbody></table></div>`
+  ? html`<div class="table" role="region" aria-label="Orders of this customer" tabindex="0"><table id="customer-orders"><thead><tr><th>Order</th><th>Placed</th><th>Total</th></tr></thead><tbody>${orders.map((o) => html`<tr><td><a href="/admin/orders/${o.id}">${o.name}</a></td><td>${formatDate(o.placedAt)}</td><td>${money(o.totalPrice)}</td></tr>`)}</tbody></table></div>`
   : html`<p>No orders.</p>`}
 ${more('orders', activity.orders)}
 <h2>Returns</h2>
 ${returns.length > 0
-  ? html`<div class="table"><table id="customer-returns"><thead><tr><th>Return</th><th>Order</th><th>Status</th><th>Type</th><th>Total</th><th>Updated</th></tr></thead><tbody>${returns.map(returnRow)}</tbody></table></div>`
+  ? dataTable('Returns of this customer', RETURN_COLUMNS, returns.map((r) => html`<tr${returnRowAttributes(r)}>${cellsOf(RETURN_COLUMNS, returnCells(r))}</tr>`), html` id="customer-returns"`)
   : html`<p>No returns.</p>`}
 ${more('returns', activity.returns)}
 ${privacySection(req, customer)}`,

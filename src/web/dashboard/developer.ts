@@ -31,7 +31,7 @@ export async function developerPage(req: DashboardRequest, created?: { secret: s
     html`${created ? html`<div class="notice" role="status"><p>API client <strong>${created.name}</strong> created. Copy its secret now: it is shown only this once.</p><code class="secret" id="new-secret">${created.secret}</code></div>` : ''}
 ${error ? html`<div class="error" role="alert">${error}</div>` : ''}
 <h2>API clients</h2>
-<div class="table"><table><thead><tr><th>Name</th><th>Id</th><th>Scopes</th><th>Created</th><th>Status</th></tr></thead><tbody>${rows}</tbody></table></div>
+<div class="table" role="region" aria-label="API clients" tabindex="0"><table><thead><tr><th>Name</th><th>Id</th><th>Scopes</th><th>Created</th><th>Status</th></tr></thead><tbody>${rows}</tbody></table></div>
 <h2>Add an API client</h2>
 <form method="post" action="/admin/settings/developer/api-clients" class="card">${csrfField(req.session.csrfToken)}
 <label for="client-name">Name</label><input type="text" id="client-name" name="name" required maxlength="100">

@@ -75,7 +75,7 @@ export async function historySection(req: DashboardRequest, list: HistoryList): 
     list.path && hasNextPage && endCursor ? html`<p class="pager"><a href="${list.path}?${new URLSearchParams({ history: endCursor }).toString()}" rel="next">Older changes</a></p>` : '';
   return html`<h2>${list.title}</h2>
 ${auditEntries.nodes.length > 0
-  ? html`<div class="table"><table class="history"><thead><tr><th>When</th><th>Who</th><th>Through</th><th>What</th><th>Changes</th></tr></thead><tbody>${auditEntries.nodes.map(historyRow)}</tbody></table></div>${older}`
+  ? html`<div class="table" role="region" aria-label="History" tabindex="0"><table class="history"><thead><tr><th>When</th><th>Who</th><th>Through</th><th>What</th><th>Changes</th></tr></thead><tbody>${auditEntries.nodes.map(historyRow)}</tbody></table></div>${older}`
   : html`<p>No changes recorded.</p>`}`;
 }
 

@@ -5,7 +5,7 @@ import type { DoorResponse } from '../../door.ts';
 import { runOperation, type Operation } from '../../schema/execute.ts';
 import type { GraphQLContext } from '../../schema/context.ts';
 import { html, type Html } from '../html.ts';
-import { page } from '../http.ts';
+import { page, redirect } from '../http.ts';
 
 export interface DashboardRequest {
   ctx: GraphQLContext;
@@ -14,6 +14,55 @@ export interface DashboardRequest {
   segments: string[];
   query: URLSearchParams;
   form: URLSearchParams;
+  /** What the action before this page did, carried across its redirect (POST/redirect/GET). */
+  flash?: Flash;
+  /** Whether the request came over HTTPS (a cookie set then is Secure). */
+  secure: boolean;
+}
+
+/** The message an action leaves for the page it redirects to. */
+export interface Flash {
+  done?: string;
+  error?: string;
+}
+
+/** The cookie that carries a Flash across one redirect; the door reads it and clears it on the page that shows it. */
+export const FLASH_COOKIE = 'dashboard_flash';
+const FLASH_MAX_CHARS = 1000;
+
+export function readFlash(value: string | undefined): Flash | undefined {
+  if (!value) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown;
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
+    const text = (key: 'done' | 'error') => {
+      const found = (parsed as Record<string, unknown>)[key];
+      return typeof found === 'string' ? found.slice(0, FLASH_MAX_CHARS) : undefined;
+    };
+    const flash = { done: text('done'), error: text('error') };
+    return flash.done || flash.error ? flash : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function flashCookie(flash: Flash | undefined, secure: boolean): string {
+  const value = flash ? Buffer.from(JSON.stringify(flash)).toString('base64url') : '';
+  return [`${FLASH_COOKIE}=${value}`, 'Path=/admin', 'HttpOnly', 'SameSite=Lax', `Max-Age=${flash ? 60 : 0}`, ...(secure ? ['Secure'] : [])].join('; ');
+}
+
+/**
+ * Ends a form's action: a redirect to the page that shows its outcome (so reloading that page
+ * repeats nothing), carrying the message saying what happened.
+ */
+export function afterAction(req: DashboardRequest, location: string, flash: Flash): DoorResponse {
+  return redirect(location, { 'set-cookie': flashCookie(flash, req.secure) });
+}
+
+/** The outcome of the last action, first on the page and focused, so a screen reader and the keyboard start there. */
+function flashMessage(flash: Flash | undefined): Html | '' {
+  if (!flash) return '';
+  return html`${flash.error ? html`<div class="error" role="alert" id="flash" tabindex="-1" autofocus>${flash.error}</div>` : ''}${flash.done ? html`<div class="notice" role="status" id="flash" tabindex="-1" autofocus>${flash.done}</div>` : ''}`;
 }
 
 const STATUS_OF_CODE: Record<string, number> = { NOT_FOUND: 404, BAD_USER_INPUT: 400, CONFLICT: 409, UNPROCESSABLE: 422, FORBIDDEN: 403, UNAVAILABLE: 503 };
@@ -38,7 +87,7 @@ export async function run<T>(req: DashboardRequest, operation: Operation, variab
 }
 
 export function view(req: DashboardRequest, status: number, title: string, body: Html, script?: string): DoorResponse {
-  return page(status, { title, body, dashboard: req.session, script });
+  return page(status, { title, body: html`${flashMessage(req.flash)}${body}`, dashboard: req.session, script });
 }
 
 export function notFound(req: DashboardRequest): DoorResponse {
@@ -88,7 +137,10 @@ interface SearchList<T> {
   filters?: Html;
   keep?: Record<string, string>;
   columns: string[];
-  row(node: T): Html;
+  /** A row's cells, in the order of `columns` (a phone shows each under its column's name). */
+  cells(node: T): Html[];
+  /** Attributes of a row's <tr> (data-… ids for the live list and the tests). */
+  rowAttributes?(node: T): Html;
   /** Wraps the table and its pager (the returns list's live region). */
   region?(list: Html): Html;
   script?: string;
@@ -106,13 +158,27 @@ ${list.filters ?? ''}<div><button type="submit">Search</button></div></form>`;
   if ('refused' in result) return view(req, 400, list.title, form);
   const searched = list.q.trim() !== '' || Object.values(list.keep ?? {}).some(Boolean);
   const rows = result.nodes.length > 0
-    ? result.nodes.map((node) => list.row(node))
+    ? result.nodes.map((node) => html`<tr${list.rowAttributes?.(node) ?? ''}>${cellsOf(list.columns, list.cells(node))}</tr>`)
     : html`<tr class="empty"><td colspan="${list.columns.length}">${searched ? `No ${list.what} match.` : `No ${list.what} yet.`}</td></tr>`;
   const { hasNextPage, endCursor } = result.pageInfo;
   const params = Object.entries({ ...list.keep, q: list.q, ...(endCursor ? { after: endCursor } : {}) }).filter(([, value]) => value !== '');
   const next = hasNextPage && endCursor ? html`<p class="pager"><a href="${list.path}?${new URLSearchParams(params).toString()}" rel="next">Next page</a></p>` : '';
-  const table = html`<div class="table"><table><thead><tr>${list.columns.map((c) => html`<th>${c}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>${next}`;
+  const table = html`${dataTable(list.title, list.columns, rows)}${next}`;
   return view(req, 200, list.title, html`${form}
 ${list.region ? list.region(table) : table}`, list.script);
 }
 
+
+/** Cells, each labelled with its column's name for a phone, where a row becomes a card (app.css `table.cards`). */
+export function cellsOf(columns: string[], cells: Html[]): Html {
+  return html`${cells.map((cell, i) => html`<td data-label="${columns[i] ?? ''}">${cell}</td>`)}`;
+}
+
+/**
+ * A table of records: on a wide screen a table that scrolls sideways when it must (the scrolling
+ * region is a named stop in the keyboard's order, so it can be scrolled without a mouse); at
+ * phone width each row is a card of labelled cells.
+ */
+export function dataTable(label: string, columns: string[], rows: Html | Html[], attributes?: Html): Html {
+  return html`<div class="table" role="region" aria-label="${label}" tabindex="0"><table class="cards"${attributes ?? ''}><thead><tr>${columns.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`;
+}

@@ -32,7 +32,7 @@ export async function ordersPage(req: DashboardRequest): Promise<DoorResponse> {
     hint: "Words match the order name, the merchant's order id, the shopper's e-mail, name and phone, tags, SKUs and titles.",
     fields: ['name:1001', 'order_id:', 'email:', 'customer:', 'phone:', 'sku:', 'title:', 'tag:', 'created_at:>=2026-11-01', 'total:>100'],
     columns: ['Order', 'Placed', 'Customer', 'E-mail', 'Total'],
-    row: (o) => html`<tr><td><a href="/admin/orders/${o.id}">${o.name}</a></td><td>${formatDate(o.placedAt)}</td><td>${shopperName(o.submittedCustomer)}</td><td>${o.submittedCustomer?.email ?? ''}</td><td>${money(o.totalPrice)}</td></tr>`,
+    cells: (o) => [html`<a href="/admin/orders/${o.id}">${o.name}</a>`, html`${formatDate(o.placedAt)}`, html`${shopperName(o.submittedCustomer)}`, html`${o.submittedCustomer?.email ?? ''}`, html`${money(o.totalPrice)}`],
   });
 }
 
@@ -86,7 +86,7 @@ export async function orderPage(req: DashboardRequest, id: string): Promise<Door
 <p><strong>Total</strong> ${money(order.totalPrice)}</p>
 <p><a href="/admin/returns?${new URLSearchParams({ q: searchTerm('name', order.name) }).toString()}">Returns of this order</a> · <a href="${portalLink}">Shopper portal link</a></p></section>
 <h2>Line items</h2>
-<div class="table"><table><thead><tr><th>Item</th><th>SKU</th><th>Ordered</th><th>Returnable</th><th>Price</th></tr></thead><tbody>${lines}</tbody></table></div>
+<div class="table" role="region" aria-label="Line items" tabindex="0"><table><thead><tr><th>Item</th><th>SKU</th><th>Ordered</th><th>Returnable</th><th>Price</th></tr></thead><tbody>${lines}</tbody></table></div>
 <h2>Fulfillments</h2>
 ${fulfillmentsSection(order)}
 ${await objectHistory(req, `/admin/orders/${encodeURIComponent(order.id)}`, 'ORDER', order.id)}`,

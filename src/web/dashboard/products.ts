@@ -35,7 +35,7 @@ export async function productsPage(req: DashboardRequest): Promise<DoorResponse>
     hint: 'Words match the title, SKU, UPC and barcodes, vendor, tags and option values.',
     fields: ['title:', 'sku:', 'barcode:', 'vendor:', 'option:blue', 'tag:', 'price:<20', 'created_at:>=2026-11-01'],
     columns: ['Title', 'SKU', 'Vendor', 'Price', 'Available'],
-    row: (p) => html`<tr><td><a href="/admin/products/${p.id}">${p.title}</a></td><td>${p.sku ?? ''}</td><td>${p.vendor ?? ''}</td><td>${money(p.price)}</td><td>${totalAvailable(p.inventoryLevels)}</td></tr>`,
+    cells: (p) => [html`<a href="/admin/products/${p.id}">${p.title}</a>`, html`${p.sku ?? ''}`, html`${p.vendor ?? ''}`, html`${money(p.price)}`, totalAvailable(p.inventoryLevels)],
   });
 }
 
@@ -85,11 +85,11 @@ ${product.productFamily ? html`<p><strong>Variant of</strong> ${product.productF
 <p><strong>Created</strong> ${formatDate(product.createdAt)} · <strong>Updated</strong> ${formatDate(product.updatedAt)}</p></section>
 <h2>Options</h2>
 ${product.options.length > 0
-  ? html`<div class="table"><table id="product-options"><thead><tr><th>Option</th><th>Value</th></tr></thead><tbody>${product.options.map((o) => html`<tr><td>${o.name}</td><td>${o.value}</td></tr>`)}</tbody></table></div>`
+  ? html`<div class="table" role="region" aria-label="Options" tabindex="0"><table id="product-options"><thead><tr><th>Option</th><th>Value</th></tr></thead><tbody>${product.options.map((o) => html`<tr><td>${o.name}</td><td>${o.value}</td></tr>`)}</tbody></table></div>`
   : html`<p>No options: a standalone product.</p>`}
 <h2>Stock per location</h2>
 ${levels.length > 0
-  ? html`<div class="table"><table id="product-stock"><thead><tr><th>Location</th><th class="num">Quantity</th><th class="num">Available</th><th class="num">Committed</th><th class="num">Reserved</th><th>Changed</th></tr></thead>
+  ? html`<div class="table" role="region" aria-label="Stock per location" tabindex="0"><table id="product-stock"><thead><tr><th>Location</th><th class="num">Quantity</th><th class="num">Available</th><th class="num">Committed</th><th class="num">Reserved</th><th>Changed</th></tr></thead>
 <tbody>${stock}</tbody>
 <tfoot><tr${sum('available') < 0 ? html` class="oversold"` : ''}><th scope="row">All locations${product.inventoryLevels.pageInfo.hasNextPage ? ' (first 100)' : ''}</th><td class="num">${sum('quantity')}</td><td class="num">${available(sum('available'))}</td><td class="num">${sum('committed')}</td><td class="num">${sum('reserved')}</td><td></td></tr></tfoot></table></div>
 <p class="hint">Available is quantity less committed and reserved; below zero, orders committed more than is on hand.</p>`

@@ -54,7 +54,7 @@ ${ret.order
 <h2>Actions</h2>
 <div class="actions">${action('process', 'Process')}${action('flag', 'Flag')}${action('close', 'Close (reject)')}${action('reset', 'Reset')}</div>
 <h2>Items</h2>
-<div class="table"><table><thead><tr><th>Item</th><th>SKU</th><th>Qty</th><th>Reason</th><th>Outcome</th><th>Amount</th><th></th></tr></thead><tbody>${items}</tbody></table></div>
+<div class="table" role="region" aria-label="Items" tabindex="0"><table><thead><tr><th>Item</th><th>SKU</th><th>Qty</th><th>Reason</th><th>Outcome</th><th>Amount</th><th></th></tr></thead><tbody>${items}</tbody></table></div>
 ${live.length > 1 ? html`<form method="post" action="/admin/returns/${ret.id}/remove" class="card">${csrf}<fieldset><legend>Remove items</legend>${live.map((i) => html`<label class="check"><input type="checkbox" name="items" value="${i.id}"> ${i.title}</label>`)}</fieldset><button type="submit" class="secondary">Remove selected items</button></form>` : ''}
 <h2>Tags</h2>
 ${tagsForm(req, ret, returnTags.map((t) => t.name))}

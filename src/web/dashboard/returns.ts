@@ -20,9 +20,20 @@ export interface ReturnRow {
   total: { amount: string; currency: string };
 }
 
-export function returnRow(r: ReturnRow): Html {
-  return html`<tr data-return-id="${r.id}"><td><a href="/admin/returns/${r.id}">#${r.number}</a></td><td>${r.order ? html`<a href="/admin/orders/${r.order.id}">${r.order.name}</a>` : 'imported'}</td><td>${r.status}</td><td>${r.type}</td><td>${money(r.total)}</td><td>${formatDate(r.updatedAt)}</td></tr>`;
+export const RETURN_COLUMNS = ['Return', 'Order', 'Status', 'Type', 'Total', 'Updated'];
+
+export function returnCells(r: ReturnRow): Html[] {
+  return [
+    html`<a href="/admin/returns/${r.id}">#${r.number}</a>`,
+    r.order ? html`<a href="/admin/orders/${r.order.id}">${r.order.name}</a>` : html`imported`,
+    html`${r.status}`,
+    html`${r.type}`,
+    html`${money(r.total)}`,
+    html`${formatDate(r.updatedAt)}`,
+  ];
 }
+
+export const returnRowAttributes = (r: ReturnRow): Html => html` data-return-id="${r.id}"`;
 
 export async function returnsPage(req: DashboardRequest): Promise<DoorResponse> {
   const status = RETURN_STATUSES.find((s) => s === req.query.get('status')) ?? '';
@@ -39,8 +50,9 @@ export async function returnsPage(req: DashboardRequest): Promise<DoorResponse> 
     fields: ['name:1001', 'email:', 'status:open', 'type:claim', 'tracking:', 'carrier:', 'rma:', 'sku:', 'reason:', 'tag:', 'created_at:>=2026-11-01'],
     filters: html`<label for="filter-status">Status</label><select id="filter-status" name="status"><option value="">any</option>${RETURN_STATUSES.map((s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`)}</select>`,
     keep: { status },
-    columns: ['Return', 'Order', 'Status', 'Type', 'Total', 'Updated'],
-    row: returnRow,
+    columns: RETURN_COLUMNS,
+    cells: returnCells,
+    rowAttributes: returnRowAttributes,
     // The script refreshes the list from the event stream (liveReturns.ts); without it the page is a plain list.
     region: (list) => html`<div id="returns-list" aria-live="polite" data-live-events="${RETURN_EVENTS_PATH}">${list}</div>`,
     script: LIVE_RETURNS_SCRIPT_PATH,

@@ -26,7 +26,7 @@ export async function webhooksPage(req: DashboardRequest, error?: string): Promi
     error ? 400 : 200,
     'Webhooks',
     html`${error ? html`<div class="error" role="alert">${error}</div>` : ''}
-<div class="table"><table><thead><tr><th>URL</th><th>Topics</th><th>State</th><th>Created</th></tr></thead><tbody>${rows}</tbody></table></div>
+<div class="table" role="region" aria-label="Webhook subscriptions" tabindex="0"><table><thead><tr><th>URL</th><th>Topics</th><th>State</th><th>Created</th></tr></thead><tbody>${rows}</tbody></table></div>
 <h2>Add a webhook</h2>
 <form method="post" action="/admin/webhooks" class="card">${csrfField(req.session.csrfToken)}
 <label for="webhook-url">URL</label><input type="url" id="webhook-url" name="url" required>
@@ -74,7 +74,7 @@ export async function webhookPage(req: DashboardRequest, id: string, message?: {
 <label for="replay-since">Deliver again every event since (UTC)</label><input type="datetime-local" id="replay-since" name="since" required>
 <button type="submit">Replay</button></form>
 <h2>Delivery log</h2>
-<div class="table"><table><thead><tr><th>Created</th><th>Topic</th><th>Event</th><th>Status</th><th>Attempts</th><th>Responses</th></tr></thead><tbody>${rows}</tbody></table></div>`,
+<div class="table" role="region" aria-label="Delivery log" tabindex="0"><table><thead><tr><th>Created</th><th>Topic</th><th>Event</th><th>Status</th><th>Attempts</th><th>Responses</th></tr></thead><tbody>${rows}</tbody></table></div>`,
   );
 }
 
