@@ -801,6 +801,13 @@ interface Needles {
 
 const NO_NEEDLES: Needles = { words: [], digits: [] };
 
+/**
+ * The members of an order's or return's address (OrderAddressInput, the return's origin) naming
+ * who it went to and where they live: looked for in stored answers (needlesOf). Not the city or
+ * country, which many other shoppers share.
+ */
+const ADDRESS_LINES = ['address1', 'address2', 'line1', 'line2', 'street1', 'street2', 'postalCode', 'zip', 'name', 'firstName', 'lastName', 'phone'];
+
 /** Values per regular expression: PostgreSQL refuses one too complex, and a short one compiles fast and stays in its cache. */
 const VALUES_PER_PATTERN = 100;
 
@@ -993,17 +1000,28 @@ async function auditEntriesOf(tx: Tx, storeId: string, records: RecordIds): Prom
 
 /**
  * Deletes what quotes the person outside the store's records: answers kept for Idempotency-Key
- * replays, and persisted GraphQL documents (shared by every store: a document naming the person
+ * replays (found by `answerNeedles`: the person's values and their orders' and returns' address
+ * lines), and persisted GraphQL documents (shared by every store: a document naming the person
  * in a literal is theirs wherever it came from).
  */
-async function eraseQuotations(tx: Tx, storeId: string, needles: Needles): Promise<Partial<ErasureCounts>> {
-  if (needles.words.length === 0 && needles.digits.length === 0) return {};
+async function eraseQuotations(tx: Tx, storeId: string, needles: Needles, answerNeedles: Needles): Promise<Partial<ErasureCounts>> {
+  const none = (n: Needles) => n.words.length === 0 && n.digits.length === 0;
+  if (none(answerNeedles)) return {};
+  // A JSON answer is matched by its strings as they read, not as JSON writes them ("O\"Brien",
+  // "\u00e9"); its raw text too, which holds its members' names. An answer is JSON when its
+  // content type (a header of any case) says so: the service wrote it, so it parses (CASE: no
+  // other body is ever cast).
   const storedAnswers = await tx.$executeRawUnsafe(
-    `DELETE FROM "IdempotentRequest" WHERE "storeId" = $1::text AND privacy_matches(convert_from(body, 'UTF8'), $2::text[], $3::text[])`,
+    `DELETE FROM "IdempotentRequest" r WHERE r."storeId" = $1::text AND (privacy_matches(convert_from(r.body, 'UTF8'), $2::text[], $3::text[])
+       OR CASE WHEN length(r.body) > 0 AND EXISTS (SELECT 1 FROM jsonb_each_text(r.headers) AS h
+           WHERE lower(h.key) = 'content-type' AND h.value ~* '^application/([[:alnum:].-]+[+])?json') THEN EXISTS (
+         SELECT 1 FROM jsonb_path_query(convert_from(r.body, 'UTF8')::jsonb, 'strict $.** ? (@.type() == "string")') AS s(v)
+         WHERE privacy_matches(s.v #>> '{}', $2::text[], $3::text[])) ELSE false END)`,
     storeId,
-    needles.words,
-    needles.digits,
+    answerNeedles.words,
+    answerNeedles.digits,
   );
+  if (none(needles)) return { storedAnswers };
   const persistedQueries = await tx.$executeRawUnsafe(`DELETE FROM "PersistedQuery" WHERE privacy_matches(query, $1::text[], $2::text[])`, needles.words, needles.digits);
   return { storedAnswers, persistedQueries };
 }
@@ -1019,9 +1037,11 @@ function literal(value: string): string {
  * field texts and the texts of their custom events. Each is looked for as a whole word or more
  * ("Ada" is found in "Left with Ada", not in "Adapter"), phone numbers by their digits. (An
  * order's or return's address is found by its members' names wherever it is copied, so its lines,
- * a thousand different ones for a thousand gifts, are not looked for in every text.)
+ * a thousand different ones for a thousand gifts, are not looked for in every text; only, with
+ * `addressLines`, in the answers kept for replays, which are few per store and hold what a query
+ * selected, an address's members maybe under other names.)
  */
-async function needlesOf(tx: Tx, records: RecordIds): Promise<Needles> {
+async function needlesOf(tx: Tx, records: RecordIds, { addressLines = false } = {}): Promise<Needles> {
   const rows = await tx.$queryRawUnsafe<{ folded: string; digits: string | null }[]>(
     `WITH person_values AS (
        SELECT unnest(ARRAY[c.email, c."firstName", c."lastName", c.name, c.location->>'street1', c.location->>'street2'] || c."phoneNumbers") AS v
@@ -1034,6 +1054,12 @@ async function needlesOf(tx: Tx, records: RecordIds): Promise<Needles> {
        UNION SELECT unnest(ARRAY[e."customerEmail", e."anonymousId"]) FROM "StorefrontEvent" e WHERE e.id = ANY($4::text[])
        UNION SELECT e."uniqueId" FROM "CustomEvent" e WHERE e.id = ANY($5::text[])
        UNION SELECT jsonb_path_query(e.data, 'strict $.** ? (@.type() == "string")') #>> '{}' FROM "CustomEvent" e WHERE e.id = ANY($5::text[])
+       UNION SELECT a.doc ->> m.member FROM (
+           SELECT o."shippingAddress" AS doc FROM "Order" o WHERE o.id = ANY($2::text[])
+           UNION ALL SELECT o."billingAddress" FROM "Order" o WHERE o.id = ANY($2::text[])
+           UNION ALL SELECT r."originAddress" FROM "Return" r WHERE r.id = ANY($3::text[])
+         ) a, unnest($7::text[]) AS m(member)
+         WHERE jsonb_typeof(a.doc) = 'object'
      )
      SELECT DISTINCT trim(search_fold(v)) AS folded, search_digits(v) AS digits FROM person_values WHERE v IS NOT NULL AND length(trim(v)) >= 2 AND v <> $6::text`,
     records.customers,
@@ -1042,6 +1068,7 @@ async function needlesOf(tx: Tx, records: RecordIds): Promise<Needles> {
     records.storefrontEvents,
     records.customEvents,
     REDACTED,
+    addressLines ? ADDRESS_LINES : [],
   );
   const words = new Set<string>();
   const digits = new Set<string>();
@@ -1089,11 +1116,12 @@ export async function eraseCustomer(db: Db | Tx, storeId: string, key: PersonKey
       const person = await lockPerson(tx, storeId, key);
       const records = await personRecords(tx, storeId, person);
       const needles = await needlesOf(tx, records);
+      const answerNeedles = await needlesOf(tx, records, { addressLines: true });
       const counts = noCounts();
       addCounts(counts, await eraseCustomFields(tx, storeId, records.customers, needles));
       const scope = { person: needles };
       for (const table of ERASED_TABLES.filter((t) => t.set !== 'auditEntries')) counts[table.count] += await eraseTable(tx, table, records[table.set], scope);
-      addCounts(counts, await eraseQuotations(tx, storeId, needles));
+      addCounts(counts, await eraseQuotations(tx, storeId, needles, answerNeedles));
       records.auditEntries = await auditEntriesOf(tx, storeId, records);
       for (const table of ERASED_TABLES.filter((t) => t.set === 'auditEntries')) counts[table.count] += await eraseTable(tx, table, records[table.set], scope);
       let eventId: string | null = null;
