@@ -2,12 +2,14 @@
 // Client, urql and Relay send them: the SHA-256 of the document instead of the document).
 // The service scales out statelessly, so a hash registered through one instance must be
 // served by every other: the documents live in the database (the one store every deployment
-// has; Redis is optional), with a bounded in-process LRU in front, so a hot document costs a
-// database read once per instance. A document never changes under its hash, so a cached one
-// is never stale. Bounded in count and size: an API client registering documents endlessly
-// evicts the least recently loaded ones, and a client whose hash was evicted just sends the
-// document again (PersistedQueryNotFound, then the document with its hash), as the protocol
-// provides.
+// has; Redis is optional), with a bounded in-process LRU in front, so a hot document is read
+// (and marked used, a write) once per instance. A document never changes under its hash, but it
+// may be deleted: a person's erasure deletes those quoting them (domain/privacy.ts), and every
+// instance must stop running them at once, so a cached one is served only while its row exists
+// (an index probe per request on the primary, which no lost notification can fool). Bounded in
+// count and size: an API client registering documents endlessly evicts the least recently
+// loaded ones, and a client whose hash was evicted just sends the document again
+// (PersistedQueryNotFound, then the document with its hash), as the protocol provides.
 import { GraphQLError } from 'graphql';
 import { type GraphQLParams, type Plugin } from 'graphql-yoga';
 import { useAPQ } from '@graphql-yoga/plugin-apq';
@@ -37,6 +39,9 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 function lruCache(max: number) {
   const entries = new Map<string, string>();
   return {
+    delete(key: string): void {
+      entries.delete(key);
+    },
     get(key: string): string | undefined {
       const value = entries.get(key);
       if (value !== undefined) {
@@ -60,7 +65,11 @@ export function createPersistedQueryStore(db: Pick<Database, 'sql'>, limits: Per
       // Anything but a SHA-256 is unknown without asking the database.
       if (!SHA256_HEX.test(hash)) return null;
       const cached = cache.get(hash);
-      if (cached !== undefined) return cached;
+      if (cached !== undefined) {
+        if ((await db.sql.query(`SELECT 1 FROM "PersistedQuery" WHERE "hash" = $1`, [hash])).length > 0) return cached;
+        cache.delete(hash);
+        return null;
+      }
       // Loading marks the document used, so the ones instances still load are kept longest.
       const [row] = await db.sql.query<{ query: string }>(`UPDATE "PersistedQuery" SET "usedAt" = now() WHERE "hash" = $1 RETURNING "query"`, [hash]);
       if (!row) return null;
@@ -68,7 +77,8 @@ export function createPersistedQueryStore(db: Pick<Database, 'sql'>, limits: Per
       return row.query;
     },
     // Called once the APQ plugin has checked that `hash` is the document's SHA-256, for every
-    // request that sends both; one this instance holds already is in the database already.
+    // request that sends both; one this instance holds was in the database (if deleted since, the
+    // next request by hash alone finds it gone, and the client's next registration stores it again).
     async set(hash, query) {
       if (cache.get(hash) !== undefined) return;
       if (Buffer.byteLength(query) <= limits.documentBytes) {

@@ -12,7 +12,7 @@ import { openDatabase } from '../../src/db/client.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createPersistedQueryStore } from '../../src/schema/persistedQueries.ts';
 import { readTrustedDocuments } from '../../src/trustedDocuments.ts';
-import { createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
+import { call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
@@ -102,6 +102,30 @@ describe('automatic persisted queries', () => {
     expect(refused.status).toBe(401);
     expect(codes(refused)).toEqual(['UNAUTHENTICATED']);
     expect(await first.db.sql.query(`SELECT 1 FROM "PersistedQuery" WHERE "hash" = $1`, [persistedQuery.sha256Hash])).toEqual([]);
+  });
+
+  it("forgets on every instance, at once, a document deleted because it quoted an erased person's e-mail", async () => {
+    const upserted = await call(first, 'PUT', `/v2.2/stores/${store.storeId}/customers`, { secret: store.secret, body: { email: 'wilhelmina.tarrow@example.com' } });
+    expect(upserted.status).toBe(201);
+    const lookup = 'query Lookup { customer(email: "wilhelmina.tarrow@example.com") { id } }';
+    const persistedQuery = { version: 1, sha256Hash: sha256(lookup) };
+    const found = { customer: { id: (upserted.body as { id: string }).id } };
+    const registered = await graphqlRequest(first, store.secret, { post: { query: lookup, extensions: { persistedQuery } } });
+    expect(registered).toEqual({ status: 200, data: found });
+    // Both instances now hold the document in memory.
+    for (const instance of [first, second]) expect((await graphqlRequest(instance, store.secret, { get: { extensions: { persistedQuery } } })).data).toEqual(found);
+
+    const erased = await graphqlRequest(first, store.secret, {
+      post: { query: 'mutation { customerErase(input: { email: "wilhelmina.tarrow@example.com" }) { counts { persistedQueries } } }' },
+    });
+    expect(erased.data).toEqual({ customerErase: { counts: { persistedQueries: 1 } } });
+    for (const instance of [second, first]) {
+      for (const request of [{ get: { extensions: { persistedQuery } } }, { post: { extensions: { persistedQuery } } }]) {
+        const byHash = await graphqlRequest(instance, store.secret, request);
+        expect(byHash.data).toBeUndefined();
+        expect(codes(byHash)).toEqual(['PERSISTED_QUERY_NOT_FOUND']);
+      }
+    }
   });
 
   it('keeps the shared store within its bounds: documents and bytes', async () => {
