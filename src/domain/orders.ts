@@ -11,6 +11,7 @@ import { recordCoverageSold } from './coverage.ts';
 import { recordEvent } from './events.ts';
 import { newId } from './ids.ts';
 import { changeLevel, commitStock, ensureLevel, visibleLocationWhere } from './inventory.ts';
+import { REDACTED } from './privacy.ts';
 import { formatAmount, toDecimal, type DecimalValue } from './money.ts';
 import { claimedQuantities } from './returns.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';
@@ -508,4 +509,21 @@ export async function rewriteOrder(tx: Tx, storeId: string, order: Order, parsed
 export async function createOrder(db: Db | Tx, storeId: string, input: OrderInput): Promise<Order> {
   const parsed = parseOrder(input);
   return inTransaction(db, (tx) => insertOrder(tx, storeId, parsed));
+}
+
+/**
+ * The order a shopper opens in the returns portal by its name and the e-mail it was placed with
+ * (any case), or null: an unknown name and a wrong e-mail are the same answer. An erased order
+ * carries REDACTED where its e-mail was, which is nobody's: typing the marker opens nothing, and
+ * an erased order opens with nothing typed.
+ */
+export async function findShopperOrder(db: Db | Tx, storeId: string, name: string, email: string): Promise<string | null> {
+  const typed = normalizeEmail(email);
+  if (typed === REDACTED || !isEmail(typed)) return null;
+  const orders = await db.order.findMany({
+    where: { storeId, name, customerEmail: { not: null } },
+    select: { id: true, customerEmail: true },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+  });
+  return orders.find((order) => order.customerEmail !== REDACTED && normalizeEmail(order.customerEmail!) === typed)?.id ?? null;
 }

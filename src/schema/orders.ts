@@ -1,7 +1,7 @@
 // Orders: the Order and OrderLineItem types (also reached from returns), the order
 // lookups, and the orderCreate mutation. Rules live in domain/orders.ts.
 import type { Scope } from '../auth/scopes.ts';
-import { createOrder, type OrderAddressInput as AddressInput } from '../domain/orders.ts';
+import { createOrder, findShopperOrder, type OrderAddressInput as AddressInput } from '../domain/orders.ts';
 import { builder } from './builder.ts';
 import { hasAnyScope, storeIdOf } from './context.ts';
 import { money, Money } from './scalars.ts';
@@ -214,6 +214,24 @@ builder.queryFields((t) => ({
     args: { externalId: t.arg.string({ required: true, description: "The merchant's orderId, exactly as submitted" }) },
     resolve: (query, _root, args, ctx) =>
       ctx.reads.order.findUnique({ ...query, where: { storeId_externalId: { storeId: storeIdOf(ctx), externalId: args.externalId } } }),
+  }),
+  shopperOrder: t.prismaField({
+    type: 'Order',
+    nullable: true,
+    description:
+      'The order a shopper names by its name and the e-mail it was placed with (any case), as the returns portal looks one up; null when ' +
+      'the store has no order with both, the same answer for an unknown name and a wrong e-mail. An erased order matches no e-mail: ' +
+      'where its e-mail was it reads "[redacted]", which is nobody\'s. Needs orders_read.',
+    authScopes: { scope: 'orders_read' },
+    args: {
+      name: t.arg.string({ required: true, description: 'The order name, e.g. "#1001"' }),
+      email: t.arg.string({ required: true, description: 'The e-mail the shopper typed, any case' }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      const storeId = storeIdOf(ctx);
+      const id = await findShopperOrder(ctx.prisma, storeId, args.name, args.email);
+      return id === null ? null : ctx.reads.order.findUnique({ ...query, where: { id } });
+    },
   }),
 }));
 

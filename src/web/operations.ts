@@ -113,8 +113,7 @@ export const ops = {
         nodes { id quantity available committed reserved updatedAt location { id name } }
         pageInfo { hasNextPage } } } }`),
 
-  portalFindOrder: defineOperation(`query PortalFindOrder($name: String!) {
-    orders(first: 1, name: $name) { nodes { id submittedCustomer { email } } } }`),
+  portalFindOrder: defineOperation(`query PortalFindOrder($name: String!, $email: String!) { shopperOrder(name: $name, email: $email) { id } }`),
   portalOrder: defineOperation(`query PortalOrder($id: ID!) {
     order(id: $id) { id name lineItems { id title sku quantity returnableQuantity } } }`),
   portalReturns: defineOperation(`query PortalReturns($orderName: String!) {

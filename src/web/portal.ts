@@ -48,16 +48,12 @@ export function lookupPage(req: PortalRequest, status = 200, error?: string): Do
 
 async function lookup(req: PortalRequest): Promise<DoorResponse> {
   const name = (req.form.get('order') ?? '').trim();
-  const email = (req.form.get('email') ?? '').trim().toLowerCase();
+  const email = (req.form.get('email') ?? '').trim();
   const normalized = name && !name.startsWith('#') ? `#${name}` : name;
   if (!name || !email) return lookupPage(req, 400, 'Enter your order number and e-mail address.');
-  const outcome = await runOperation<{ orders: { nodes: { id: string; submittedCustomer: { email: string | null } | null }[] } }>(
-    ops.portalFindOrder,
-    { name: normalized },
-    req.ctx,
-  );
-  const order = outcome.ok ? outcome.data.orders.nodes[0] : undefined;
-  if (!order || (order.submittedCustomer?.email ?? '').toLowerCase() !== email) return lookupPage(req, 404, NOT_FOUND_MESSAGE);
+  const outcome = await runOperation<{ shopperOrder: { id: string } | null }>(ops.portalFindOrder, { name: normalized, email }, req.ctx);
+  const order = outcome.ok ? outcome.data.shopperOrder : null;
+  if (!order) return lookupPage(req, 404, NOT_FOUND_MESSAGE);
   return redirect(orderLink(req.storeId, order.id));
 }
 
