@@ -66,6 +66,11 @@ function assertAllowed(operation: ReturnOperation, target: { label: string; stat
 
 /** What computing a returned line's amounts reads; usable as a Prisma `select` on ReturnItem. */
 export const ITEM_AMOUNT_SELECT = {
+/** The operations a return in `status` takes, in ALLOWED_FROM's order: what a page may offer. */
+export function allowedOperations(status: ReturnStatus): ReturnOperation[] {
+  return (Object.keys(ALLOWED_FROM) as ReturnOperation[]).filter((operation) => canApply(operation, status));
+}
+
   quantity: true,
   unitPrice: true,
   return: { select: { currency: true } },
@@ -208,6 +213,55 @@ const time = (value: Instant) => new Date(value).getTime();
 /** When the return last changed after its creation; null while it is as created. */
 export function editedAtOf<T extends Instant>(ret: { createdAt: T; updatedAt: T }): T | null {
   return time(ret.updatedAt) > time(ret.createdAt) ? ret.updatedAt : null;
+/** What processing records for one item: its refund or credit, nothing for the other outcomes and for a rejected item. */
+export interface ItemProcessing {
+  itemId: string;
+  outcome: ReturnOutcome;
+  rejected: boolean;
+  amount: DecimalValue;
+}
+
+export interface ProcessingAmounts {
+  refund: DecimalValue;
+  storeCredit: DecimalValue;
+  items: ItemProcessing[];
+  /** Every item rejected: processing rejects the return instead, recording nothing. */
+  rejectsReturn: boolean;
+}
+
+/**
+ * What processing the items still on a return records, with `rejected` (ids of items among
+ * them) taken off: one computation for processing itself and for what a merchant is shown
+ * before confirming it.
+ */
+export function processingAmounts(
+  items: (ItemAmountSource & { id: string; outcome: ReturnOutcome })[],
+  rejected: ReadonlySet<string> = new Set(),
+): ProcessingAmounts {
+  const rejectsReturn = items.length > 0 && items.every((item) => rejected.has(item.id));
+  let refund = new Decimal(0);
+  let storeCredit = new Decimal(0);
+  const rows = items.map((item) => {
+    const counted = !rejectsReturn && !rejected.has(item.id) && (item.outcome === 'refund' || item.outcome === 'credit');
+    const amount = counted ? returnItemAmounts(item).amount : new Decimal(0);
+    if (counted && item.outcome === 'refund') refund = refund.plus(amount);
+    if (counted && item.outcome === 'credit') storeCredit = storeCredit.plus(amount);
+    return { itemId: item.id, outcome: item.outcome, rejected: rejectsReturn || rejected.has(item.id), amount };
+  });
+  return { refund, storeCredit, items: rows, rejectsReturn };
+}
+
+/** What processing the return would record now, with `rejectItemIds` rejected; refused as processing would refuse it. */
+export function previewProcessing(
+  ret: { number: number; status: ReturnStatus; items: (ItemAmountSource & { id: string; outcome: ReturnOutcome })[] },
+  rejectItemIds: readonly string[],
+): ProcessingAmounts {
+  const unknown = rejectItemIds.filter((id) => !ret.items.some((item) => item.id === id));
+  if (unknown.length > 0) throw Invalid.of(unknown.map((id) => ({ path: 'rejectItemIds', message: `${id} is not an item on return #${ret.number}` })));
+  assertAllowed('process', { label: `return #${ret.number}`, status: ret.status });
+  return processingAmounts(ret.items, new Set(rejectItemIds));
+}
+
 }
 
 /**
@@ -400,20 +454,18 @@ const LOCKED_SELECT = {
 } satisfies Prisma.ReturnSelect;
 
 /**
- * How messages name the return: as the caller named it (by svc_id, number, order name or
- * order id), so nobody is told about an identifier they did not use.
+ * How messages name the return: by the order when the caller named it so, else by its number
+ * (#73), the name people use: never by its svc_id, which says nothing to a person.
  */
-function labelOf(ref: ReturnRef): string {
+function labelOf(ref: ReturnRef, number: number): string {
   const [first] = REF_KEYS.flatMap((key) => (ref[key] === null || ref[key] === undefined || ref[key] === '' ? [] : [key]));
   switch (first) {
     case 'orderName':
       return `the return of order ${ref.orderName}`;
     case 'orderId':
       return `the return of order ${ref.orderId}`;
-    case 'number':
-      return `return ${ref.number}`;
     default:
-      return `return ${ref.id}`;
+      return `return #${number}`;
   }
 }
 
@@ -423,7 +475,8 @@ type LockedReturn = { id: string; storeId: string; number: number; status: Retur
 async function lockReturn(tx: Tx, storeId: string, ref: ReturnRef) {
   const id = await findReturnId(tx, storeId, ref);
   await tx.$queryRaw`SELECT "id" FROM "Return" WHERE "id" = ${id} FOR UPDATE`;
-  return { ...(await tx.return.findUniqueOrThrow({ where: { id }, select: LOCKED_SELECT })), label: labelOf(ref) };
+  const locked = await tx.return.findUniqueOrThrow({ where: { id }, select: LOCKED_SELECT });
+  return { ...locked, label: labelOf(ref, locked.number) };
 }
 
 async function lockOrder(tx: Tx, storeId: string, orderId: string): Promise<boolean> {
@@ -948,16 +1001,12 @@ async function completeReturn(tx: Tx, target: LockedReturn): Promise<void> {
     where: { returnId: target.id, removedAt: null },
     select: { id: true, outcome: true, ...ITEM_AMOUNT_SELECT },
   });
-  let refund = new Decimal(0);
-  let credit = new Decimal(0);
-  for (const item of items) {
+  const amounts = processingAmounts(items);
+  for (const item of amounts.items) {
     if (item.outcome !== 'refund' && item.outcome !== 'credit') continue;
-    const { amount } = returnItemAmounts(item);
-    if (item.outcome === 'refund') refund = refund.plus(amount);
-    else credit = credit.plus(amount);
-    await tx.returnItem.update({ where: { id: item.id }, data: { refundAmount: amount } });
+    await tx.returnItem.update({ where: { id: item.itemId }, data: { refundAmount: item.amount } });
   }
-  await changeStatus(tx, target, 'process', { totalRefund: refund, totalStoreCredit: credit });
+  await changeStatus(tx, target, 'process', { totalRefund: amounts.refund, totalStoreCredit: amounts.storeCredit });
 }
 
 /** Completes the return, recording what is refunded and what is credited. */

@@ -62,6 +62,8 @@ export async function createApiClient(
 ): Promise<{ id: string; secret: string }> {
   const scopes = parseScopes(input.scopes);
   if (!input.name.trim()) throw new Invalid('name must not be empty', { path: 'name' });
+  // A client without a scope could authenticate and do nothing: a mistake, never a wish.
+  if (scopes.length === 0) throw new Invalid(`choose at least one scope; known scopes: ${SCOPES.join(' ')}`, { path: 'scopes' });
   const store = await db.store.findUnique({ where: { id: input.storeId }, select: { id: true } });
   if (!store) throw new NotFound(`store ${input.storeId} not found`, { path: 'store' });
   const secret = generateSecret();

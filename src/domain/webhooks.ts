@@ -11,7 +11,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import type { DeliveryStatus, WebhookPayload, WebhookSubscription } from '../generated/prisma/client.ts';
-import { Conflict, Invalid, isUniqueViolation, NotFound, type FieldIssue } from './errors.ts';
+import { Conflict, Invalid, isUniqueViolation, NotFound, UnprocessableState, type FieldIssue } from './errors.ts';
 import { TOPICS, type Topic } from './events.ts';
 import { newId } from './ids.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';
@@ -486,8 +486,9 @@ function writeReturnWebhook(db: Db, storeId: string, input: ReturnWebhookInput):
 export async function replayWebhookSubscription(db: Db, storeId: string, id: string, since: Date): Promise<number> {
   if (Number.isNaN(since.getTime())) throw Invalid.of([{ path: 'since', message: 'must be an ISO 8601 date-time' }]);
   return inTransaction(db, async (tx) => {
-    const subscription = await tx.webhookSubscription.findFirst({ where: { id, storeId }, select: { id: true, topics: true } });
+    const subscription = await tx.webhookSubscription.findFirst({ where: { id, storeId }, select: { id: true, topics: true, enabled: true } });
     if (!subscription) throw new NotFound(`webhook subscription ${id} not found`, { path: 'id' });
+    refuseWhileDisabled(subscription, 'replayed');
     return inCreationOrder(
       ({ where, ...page }) =>
         tx.event.findMany({
@@ -499,6 +500,36 @@ export async function replayWebhookSubscription(db: Db, storeId: string, id: str
         await queueDeliveries(tx, subscription.id, events);
       },
     );
+  });
+}
+
+/**
+ * A disabled subscription's deliveries wait until it is enabled again: queuing more for it
+ * would only add to what waits, so replays and retries are refused until then.
+ */
+function refuseWhileDisabled(subscription: { enabled: boolean }, what: string): void {
+  if (!subscription.enabled) throw new UnprocessableState(`the subscription is disabled: nothing can be ${what} until it is enabled again`, { path: 'id' });
+}
+
+/**
+ * Delivers one event again to the subscription of a delivery that failed for good
+ * (DISCARDED): a new delivery of the same event, queued after whatever the subscription
+ * still has pending. Answers the new delivery's id.
+ */
+export async function retryWebhookDelivery(db: Db, storeId: string, deliveryId: string): Promise<string> {
+  return inTransaction(db, async (tx) => {
+    const delivery = await tx.webhookDelivery.findFirst({
+      where: { id: deliveryId, subscription: { storeId } },
+      select: { status: true, eventId: true, subjectId: true, subscription: { select: { id: true, enabled: true } } },
+    });
+    if (!delivery) throw new NotFound(`webhook delivery ${deliveryId} not found`, { path: 'id' });
+    if (delivery.status !== 'DISCARDED') {
+      throw new UnprocessableState(`only a delivery that failed for good (DISCARDED) can be retried; this one is ${delivery.status}`, { path: 'id' });
+    }
+    refuseWhileDisabled(delivery.subscription, 'retried');
+    const id = newId('webhookDelivery');
+    await tx.webhookDelivery.create({ data: { id, eventId: delivery.eventId, subscriptionId: delivery.subscription.id, subjectId: delivery.subjectId } });
+    return id;
   });
 }
 

@@ -137,12 +137,12 @@ function apiClientCreateField(t: MutationFieldBuilder, payload: typeof ApiClient
     description:
       'Creates an API client of the store with a name and scopes, and answers its secret, which is shown only here (only its hash is ' +
       "stored). Only from a merchant user's session (the dashboard), never with an API secret: FORBIDDEN otherwise. Errors: " +
-      'BAD_USER_INPUT for an empty name.',
+      'BAD_USER_INPUT for an empty name or no scope.',
     deprecationReason,
     authScopes: MERCHANT_ONLY,
     args: {
       name: t.arg.string({ required: true, description: 'What the client is for, as the dashboard lists it; not empty (trimmed)' }),
-      scopes: t.arg({ type: [ApiScope], required: true, description: 'What the secret may do; repeated scopes count once, an empty list allows nothing' }),
+      scopes: t.arg({ type: [ApiScope], required: true, description: 'What the secret may do; at least one; repeated scopes count once' }),
     },
     resolve: (_root, args, ctx) => createApiClient(ctx.prisma, { storeId: storeIdOf(ctx), name: args.name, scopes: args.scopes }),
   });

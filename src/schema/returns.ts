@@ -29,6 +29,10 @@ import {
   processReturn,
   processReturnItems,
   rejectReturn,
+  allowedOperations,
+  previewProcessing,
+  type ProcessingAmounts,
+  type ReturnOperation,
   removeReturnItems,
   resetReturn,
   returnItemAmounts,
@@ -345,6 +349,49 @@ export const ReturnStatusChange = builder.prismaObject('ReturnStatusChange', {
 });
 
 export const Return = builder.prismaNode('Return', {
+export const ReturnAction = builder.enumType('ReturnAction', {
+  description: "An operation on a return; Return.allowedActions lists those its status allows (ReturnStatus's state machine)",
+  values: {
+    PROCESS: { value: 'process', description: 'returnProcess or returnItemsProcess' },
+    FLAG: { value: 'flag', description: 'returnFlag' },
+    REJECT: { value: 'reject', description: 'returnReject' },
+    RESET: { value: 'reset', description: 'returnReset' },
+    DELETE: { value: 'delete', description: 'returnDelete' },
+    REMOVE_ITEMS: { value: 'remove', description: 'returnItemsRemove' },
+    NOTE: { value: 'note', description: 'returnNoteAdd (and returnLabelSet)' },
+  } as const satisfies Record<string, { value: ReturnOperation; description: string }>,
+});
+
+const ReturnProcessingPreviewItem = builder.objectRef<ProcessingAmounts['items'][number] & { currency: string }>('ReturnProcessingPreviewItem').implement({
+  description: 'What processing would record for one item still on the return',
+  fields: (t) => ({
+    itemId: t.exposeID('itemId', { nullable: false, description: 'The ReturnItem (rli_)' }),
+    outcome: t.field({ type: ReturnOutcome, nullable: false, description: 'What the customer gets for the units', resolve: (row) => row.outcome }),
+    rejected: t.exposeBoolean('rejected', { nullable: false, description: 'True when the preview takes the item off the return' }),
+    amount: t.field({
+      type: Money,
+      nullable: false,
+      description: 'Refunded (REFUND) or credited (CREDIT) for the item; zero for EXCHANGE, KEEP and a rejected item',
+      resolve: (row) => money(row.amount, row.currency)!,
+    }),
+  }),
+});
+
+const ReturnProcessingPreview = builder.objectRef<ProcessingAmounts & { currency: string }>('ReturnProcessingPreview').implement({
+  description: 'What processing the return would record now: the same computation returnProcess and returnItemsProcess run, nothing written',
+  fields: (t) => ({
+    refund: t.field({ type: Money, nullable: false, description: 'The total refund processing would record', resolve: (p) => money(p.refund, p.currency)! }),
+    storeCredit: t.field({ type: Money, nullable: false, description: 'The total store credit processing would record', resolve: (p) => money(p.storeCredit, p.currency)! }),
+    rejectsReturn: t.exposeBoolean('rejectsReturn', { nullable: false, description: 'Every item rejected: processing would reject the return, recording nothing' }),
+    items: t.field({
+      type: [ReturnProcessingPreviewItem],
+      nullable: false,
+      description: 'Every item still on the return',
+      resolve: (p) => p.items.map((item) => ({ ...item, currency: p.currency })),
+    }),
+  }),
+});
+
   id: { field: 'id', description: 'The svc_id: 24 hex digits, object-id style; the REST id, and what node(id:) and return(id:) take' },
   nullable: true,
   description:
@@ -516,6 +563,23 @@ export const Return = builder.prismaNode('Return', {
       resolve: (ret) => money(ret.totalStoreCredit, ret.currency)!,
     }),
     asnRows: t.field({
+    allowedActions: t.field({
+      type: [ReturnAction],
+      nullable: false,
+      description: "The operations the return's status allows now (the state machine of ReturnStatus); empty for a DELETED return",
+      select: { status: true },
+      resolve: (ret) => allowedOperations(ret.status),
+    }),
+    processingPreview: t.field({
+      type: ReturnProcessingPreview,
+      nullable: false,
+      description:
+        'What processing the return would record now (returnItemsProcess with rejectItemIds rejected; returnProcess without), nothing ' +
+        'written. Errors: BAD_USER_INPUT for an id that is not an item still on the return; UNPROCESSABLE when its status does not allow processing.',
+      args: { rejectItemIds: t.arg.idList({ description: 'ReturnItem ids (rli_) of items still on the return that processing would reject' }) },
+      select: { number: true, status: true, currency: true, items: { ...ITEMS_ON_RETURN, select: { id: true, outcome: true, ...ITEM_AMOUNT_SELECT } } },
+      resolve: (ret, args) => ({ ...previewProcessing(ret, (args.rejectItemIds ?? []).map(String)), currency: ret.currency }),
+    }),
       type: [ReturnAsnRow],
       nullable: false,
       description: 'One row per line item still on the return, as an advance shipping notice lists it',

@@ -11,6 +11,7 @@ import {
   createWebhookSubscription,
   deleteWebhookSubscription,
   replayWebhookSubscription,
+  retryWebhookDelivery,
   saveReturnWebhook,
   updateWebhookSubscription,
 } from '../domain/webhooks.ts';
@@ -409,7 +410,8 @@ function webhookSubscriptionReplayField(t: MutationFieldBuilder, deprecationReas
     description:
       'Delivers again, to this subscription only, every retained event of its topics created at or after `since` (events are kept ' +
       'WEBHOOK_RETENTION_DAYS, by default 30 days), oldest first, after whatever it still has pending; answers how many deliveries were ' +
-      'queued. Needs webhooks_write. Errors: NOT_FOUND for an unknown id.',
+      'queued. Needs webhooks_write. Errors: NOT_FOUND for an unknown id; UNPROCESSABLE while the subscription is disabled (its ' +
+      'deliveries wait until it is enabled, so nothing is queued).',
     deprecationReason,
     authScopes: { scope: 'webhooks_write' },
     args: {
@@ -436,6 +438,23 @@ function webhookSubscriptionDeleteField(t: MutationFieldBuilder, deprecationReas
     },
   });
 }
+
+builder.mutationField('webhookDeliveryRetry', (t) =>
+  t.prismaField({
+    type: 'WebhookDelivery',
+    nullable: false,
+    description:
+      'Delivers the event of a delivery that failed for good (DISCARDED) again, to the same subscription: answers the new delivery ' +
+      '(PENDING), queued after whatever the subscription still has pending. Needs webhooks_write. Errors: NOT_FOUND for an unknown ' +
+      "delivery (or another store's); UNPROCESSABLE when the delivery is not DISCARDED or its subscription is disabled.",
+    authScopes: { scope: 'webhooks_write' },
+    args: { id: t.arg.id({ required: true, description: 'The delivery (dlv_) that failed' }) },
+    resolve: async (query, _root, args, ctx) => {
+      const id = await retryWebhookDelivery(ctx.prisma, storeIdOf(ctx), String(args.id));
+      return ctx.reads.webhookDelivery.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+);
 
 builder.mutationFields((t) => ({
   webhookSubscriptionCreate: webhookSubscriptionCreateField(t, WebhookSubscriptionCreateInput),
