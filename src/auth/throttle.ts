@@ -20,6 +20,18 @@ export async function consumeThrottle(prisma: PrismaClient, key: string, limit: 
   return { allowed: count <= limit, retryAfter: Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now) / 1000)) };
 }
 
+/**
+ * Gives back what consumeThrottle took at `now`, for an attempt that should not count (a
+ * sign-in that succeeded): taking first and giving back after keeps concurrent attempts
+ * from all passing a check that only read the count.
+ */
+export async function releaseThrottle(prisma: PrismaClient, key: string, windowMs: number, now: number): Promise<void> {
+  const windowStart = new Date(Math.floor(now / windowMs) * windowMs);
+  await prisma.$executeRaw`
+    UPDATE "ThrottleWindow" SET "count" = GREATEST("count" - 1, 0)
+    WHERE "key" = ${key} AND "windowStart" = ${windowStart}`;
+}
+
 /** Windows older than a day, and expired dashboard sessions, are dropped now and then by the server. */
 export async function pruneWebState(prisma: PrismaClient, now = Date.now()): Promise<void> {
   await prisma.throttleWindow.deleteMany({ where: { windowStart: { lt: new Date(now - 24 * 60 * 60_000) } } });

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { SCOPES } from '../auth/scopes.ts';
 import { checkLogin, endSession, loadSession, sameCsrfToken, SESSION_TTL_MS, startSession } from '../auth/merchantUsers.ts';
 import { shopperAuth } from '../auth/shopper.ts';
-import { consumeThrottle } from '../auth/throttle.ts';
+import { consumeThrottle, releaseThrottle } from '../auth/throttle.ts';
 import type { Door, DoorRequest, DoorResponse } from '../door.ts';
 import { createContext } from '../schema/context.ts';
 import { badParameters } from '../inputText.ts';
@@ -58,12 +58,16 @@ export function createWebDoor(deps: AppDeps): Door {
     const storeId = (form.get('store') ?? '').trim();
     const email = (form.get('email') ?? '').trim().toLowerCase();
     if (!sameToken(cookies(request).get(FORM_COOKIE), form.get('csrf'))) return loginPage(request, 403, storeId, 'The form expired. Please try again.');
-    const throttle = await consumeThrottle(db.prisma, `login:${storeId}:${email}`, config.webLimits.loginAttempts, LOGIN_WINDOW_MS);
+    // Only failures count: every attempt takes a place in the window, a successful one gives it back.
+    const throttleKey = `login:${storeId}:${email}`;
+    const attemptedAt = Date.now();
+    const throttle = await consumeThrottle(db.prisma, throttleKey, config.webLimits.loginAttempts, LOGIN_WINDOW_MS, attemptedAt);
     if (!throttle.allowed) {
       return { ...loginPage(request, 429, storeId, 'Too many sign-in attempts. Wait a few minutes and try again.'), headers: { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', 'retry-after': String(throttle.retryAfter) } };
     }
     const user = await checkLogin(db.prisma, storeId, email, form.get('password') ?? '');
     if (!user) return loginPage(request, 401, storeId, 'Wrong store, e-mail or password.');
+    await releaseThrottle(db.prisma, throttleKey, LOGIN_WINDOW_MS, attemptedAt);
     const token = await startSession(db.prisma, user.id);
     return redirect('/admin/returns', { 'set-cookie': setCookie(request, SESSION_COOKIE, token, { path: '/', maxAgeS: SESSION_TTL_MS / 1000 }) });
   }
