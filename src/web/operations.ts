@@ -117,6 +117,7 @@ export const ops = {
   portalOrder: defineOperation(`query PortalOrder($id: ID!) {
     order(id: $id) { id name lineItems { id title sku quantity returnableQuantity } } }`),
   portalReturns: defineOperation(`query PortalReturns($orderName: String!) {
-    returns(first: 20, orderName: $orderName) { nodes { id status createdAt items { quantity reason title } } } }`),
+    returns(first: 20, orderName: $orderName) { nodes { id status createdAt totalRefund { amount currency } totalStoreCredit { amount currency }
+      items { quantity reason title } } } }`),
   portalCreateReturn: defineOperation(`mutation PortalCreateReturn($input: ReturnCreateInput!) { returnCreate(input: $input) { return { id } } }`),
 };
