@@ -21,7 +21,7 @@ export const ops = {
   apiClients: defineOperation(`query ApiClients { apiClients { id name scopes revokedAt createdAt } }`),
   apiClientCreate: defineOperation(`mutation ApiClientCreate($name: String!, $scopes: [ApiScope!]!) {
     apiClientCreate(name: $name, scopes: $scopes) { secret apiClient { id name scopes } } }`),
-  apiClientRevoke: defineOperation(`mutation ApiClientRevoke($id: ID!) { apiClientRevoke(id: $id) { id revokedAt } }`),
+  apiClientRevoke: defineOperation(`mutation ApiClientRevoke($id: ID!) { apiClientRevoke(id: $id) { id name revokedAt } }`),
 
   // The history of a record (with its parts), and what one actor changed.
   objectHistory: defineOperation(`query ObjectHistory($kind: AuditObjectKind!, $id: String!, $after: String) {
@@ -38,14 +38,20 @@ export const ops = {
     billingSettingsUpdate(input: $input) { userErrors { field message } } }`),
 
   webhooks: defineOperation(`query Webhooks { webhookTopics webhookSubscriptions(first: 100) { nodes { id url topics enabled createdAt } } }`),
-  createWebhook: defineOperation(`mutation CreateWebhook($input: WebhookSubscriptionCreateInput!) { webhookSubscriptionCreate(input: $input) { id } }`),
+  createWebhook: defineOperation(`mutation CreateWebhook($input: WebhookSubscriptionCreateInput!) { webhookSubscriptionCreate(input: $input) { id url } }`),
+  updateWebhook: defineOperation(`mutation UpdateWebhook($id: ID!, $input: WebhookSubscriptionUpdateInput!) {
+    webhookSubscriptionUpdate(id: $id, input: $input) { id enabled } }`),
+  deleteWebhook: defineOperation(`mutation DeleteWebhook($id: ID!) { webhookSubscriptionDelete(id: $id) }`),
+  retryDelivery: defineOperation(`mutation RetryDelivery($id: ID!) { webhookDeliveryRetry(id: $id) { id event { id } } }`),
   replayWebhook: defineOperation(`mutation ReplayWebhook($id: ID!, $since: DateTime!) { webhookSubscriptionReplay(id: $id, since: $since) }`),
-  webhook: defineOperation(`query Webhook($id: ID!) {
+  webhook: defineOperation(`query Webhook($id: ID!, $after: String) {
+    webhookTopics
     webhookSubscription(id: $id) { id url topics enabled createdAt }
-    webhookDeliveries(subscriptionId: $id, first: 50) { nodes {
+    webhookDeliveries(subscriptionId: $id, first: 50, after: $after) { nodes {
       id status attemptCount nextAttemptAt lastError completedAt createdAt
       event { id topic subjectId }
-      attempts { attemptNumber startedAt durationMs responseStatus error } } } }`),
+      attempts { attemptNumber startedAt durationMs responseStatus error } }
+      pageInfo { hasNextPage endCursor } } }`),
 
   // The search boxes pass what was typed as `query` (the v3 search syntax); a malformed one is BAD_USER_INPUT.
   returns: defineOperation(`query Returns($status: [ReturnStatus!], $q: String, $after: String) {
@@ -54,20 +60,28 @@ export const ops = {
   // The returns list reads itself again when one changes: the event needs to say no more than which.
   returnUpdates: defineOperation(`subscription ReturnUpdates { returnUpdated { id status } }`),
   returnDetail: defineOperation(`query ReturnDetail($id: ID!) {
-    return(id: $id) { ${RETURN_FIELDS} tags totalRefund { amount currency } totalStoreCredit { amount currency }
-      order { id name submittedCustomer { name email } } externalReferenceId customerEmail
+    return(id: $id) { ${RETURN_FIELDS} tags allowedActions totalRefund { amount currency } totalStoreCredit { amount currency }
+      order { id name customer { id } submittedCustomer { name email } } externalReferenceId customerEmail
       items(includeRemoved: true) { id quantity reason outcome removedAt title sku amount { amount currency } }
       statusChanges { operation fromStatus toStatus createdAt }
       notes { id content createdAt } }
     returnTags { name } }`),
-  returnTagsSet: defineOperation(`mutation ReturnTagsSet($id: ID!, $tags: [String!]!) { returnTagsSet(id: $id, tags: $tags) { id tags } }`),
+  returnTagsSet: defineOperation(`mutation ReturnTagsSet($id: ID!, $tags: [String!]!) { returnTagsSet(id: $id, tags: $tags) { id number tags } }`),
   defineReturnTag: defineOperation(`mutation DefineReturnTag($name: String!) { returnTagUpsert(name: $name, pillTheme: "NORMAL") { name } }`),
-  returnProcess: defineOperation(`mutation ReturnProcess($id: ID!) { returnProcess(id: $id) { id status } }`),
-  returnFlag: defineOperation(`mutation ReturnFlag($id: ID!) { returnFlag(id: $id) { id status } }`),
-  returnReject: defineOperation(`mutation ReturnReject($id: ID!) { returnReject(id: $id) { id status } }`),
-  returnReset: defineOperation(`mutation ReturnReset($id: ID!) { returnReset(id: $id) { id status } }`),
-  returnItemsRemove: defineOperation(`mutation ReturnItemsRemove($id: ID!, $items: [ID!]!) { returnItemsRemove(id: $id, lineItemIds: $items) { id } }`),
-  returnNoteAdd: defineOperation(`mutation ReturnNoteAdd($id: ID!, $content: String!) { returnNoteAdd(id: $id, content: $content) { id } }`),
+  // What processing would record, for the page that asks to confirm it.
+  returnProcessPreview: defineOperation(`query ReturnProcessPreview($id: ID!, $reject: [ID!]) {
+    return(id: $id) { id number status items { id title sku quantity outcome }
+      processingPreview(rejectItemIds: $reject) { refund { amount currency } storeCredit { amount currency } rejectsReturn
+        items { itemId outcome rejected amount { amount currency } } } } }`),
+  returnProcess: defineOperation(`mutation ReturnProcess($id: ID!) {
+    returnProcess(id: $id) { id number status totalRefund { amount currency } totalStoreCredit { amount currency } } }`),
+  returnItemsProcess: defineOperation(`mutation ReturnItemsProcess($id: ID!, $items: [ProcessReturnItemInput!]!) {
+    returnItemsProcess(id: $id, items: $items) { id number status totalRefund { amount currency } totalStoreCredit { amount currency } } }`),
+  returnFlag: defineOperation(`mutation ReturnFlag($id: ID!) { returnFlag(id: $id) { id number status } }`),
+  returnReject: defineOperation(`mutation ReturnReject($id: ID!) { returnReject(id: $id) { id number status } }`),
+  returnReset: defineOperation(`mutation ReturnReset($id: ID!) { returnReset(id: $id) { id number status } }`),
+  returnItemsRemove: defineOperation(`mutation ReturnItemsRemove($id: ID!, $items: [ID!]!) { returnItemsRemove(id: $id, lineItemIds: $items) { id number status } }`),
+  returnNoteAdd: defineOperation(`mutation ReturnNoteAdd($id: ID!, $content: String!) { returnNoteAdd(id: $id, content: $content) { id return { number status } } }`),
 
   orders: defineOperation(`query Orders($q: String, $after: String) {
     orders(first: 50, after: $after, query: $q) {
@@ -84,6 +98,7 @@ export const ops = {
 
   customers: defineOperation(`query Customers($q: String, $after: String) {
     customers(first: 50, after: $after, query: $q) {
+      customer { id }
       nodes { id email name phoneNumber updatedAt }
       pageInfo { hasNextPage endCursor } } }`),
   customerDetail: defineOperation(`query CustomerDetail($id: ID!) {

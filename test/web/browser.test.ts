@@ -124,7 +124,8 @@ describe('dashboard in Chromium', { timeout: 120_000 }, () => {
     await submit(merchant.page, `form[action="/admin/returns/${compatReturn.svc_id}/tags"] button`);
     expect(await merchant.page.isChecked('input[name="tags"][value="portal"]')).toBe(true);
     await screenshot(merchant.page, '08-return-detail');
-    await submit(merchant.page, `form[action="/admin/returns/${compatReturn.svc_id}/process"] button`);
+    await submit(merchant.page, '#process-link');
+    await submit(merchant.page, '#process-confirm');
     expect(await merchant.page.$eval('#return-status', (el) => el.textContent)).toBe('COMPLETE');
     await screenshot(merchant.page, '09-return-processed');
 

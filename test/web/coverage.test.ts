@@ -39,12 +39,13 @@ describe('Settings -> Coverage', () => {
       maximumPrice: '20',
       eligibleProductIds: 'sku-a, sku-b',
     });
-    expect(saved.status).toBe(200);
-    expect(saved.text).toContain('Coverage saved.');
-    expect(saved.text).not.toContain('<b>"order"</b>');
-    expect(saved.text).toContain('Protect my &#60;b&#62;&#34;order&#34;&#60;/b&#62;');
+    expect(saved.status).toBe(303);
+    const after = await web.get(saved.headers.get('location')!);
+    expect(after.text).toContain('Shipping protection saved.');
+    expect(after.text).not.toContain('<b>"order"</b>');
+    expect(after.text).toContain('Protect my &#60;b&#62;&#34;order&#34;&#60;/b&#62;');
     const fee = await web.post('/admin/settings/coverage/billing', { csrf, returnProcessingFee: '0.75' });
-    expect(fee.text).toContain('Return processing fee saved.');
+    expect((await web.get(fee.headers.get('location')!)).text).toContain('Return processing fee saved.');
     const read = await graphql(server, store.secret, COVERAGE);
     expect(read.data).toMatchObject({
       coverageProducts: expect.arrayContaining([
@@ -60,6 +61,8 @@ describe('Settings -> Coverage', () => {
     const refused = await web.post('/admin/settings/coverage/shipping_failure', { csrf, enabled: 'true', minimumPrice: '30', maximumPrice: '5' });
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('role="alert"');
+    // The refused form keeps what was typed.
+    expect(refused.text).toContain('id="shipping_failure-minimum" name="minimumPrice" value="30"');
     const badFee = await web.post('/admin/settings/coverage/billing', { csrf, returnProcessingFee: '-1' });
     expect(badFee.status).toBe(400);
     expect((await graphql(server, store.secret, COVERAGE)).data).toEqual(before.data);

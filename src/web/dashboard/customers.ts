@@ -7,8 +7,9 @@ import { customerDataExportAnswer } from '../../customerDataExport.ts';
 import { RETURN_COLUMNS, returnCells, returnRowAttributes, type ReturnRow } from './returns.ts';
 import type { OrderRow } from './orders.ts';
 import { erasureSummary, type ErasureCountRows } from './privacy.ts';
+import { objectHistory } from './history.ts';
 import { ops } from '../operations.ts';
-import { failureOf, notFound, run, searchListView, searchPage, searchTerm, view, type Connection, type DashboardRequest, cellsOf, dataTable } from './kit.ts';
+import { afterAction, failureOf, notFound, run, searchListView, searchPage, searchTerm, view, type Connection, type DashboardRequest, cellsOf, dataTable } from './kit.ts';
 
 
 interface CustomerRow {
@@ -76,8 +77,25 @@ export function customFieldValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** The customer's page; `outcome` is what an erasure asked from it just did (or why it was refused). */
-export async function customerPage(req: DashboardRequest, id: string, outcome?: { status: number; message: Html }): Promise<DoorResponse> {
+/**
+ * Orders, spend and the last order, from the orders the page lists (the newest 50): when there
+ * are more, the count and the spend say "at least".
+ */
+function orderSummary(orders: OrderRow[], more: boolean): Html {
+  if (orders.length === 0) return html`<p id="customer-summary"><strong>Orders</strong> 0</p>`;
+  const spend = new Map<string, number>();
+  for (const order of orders) {
+    if (!order.totalPrice) continue;
+    const { amount, currency } = order.totalPrice;
+    spend.set(currency, (spend.get(currency) ?? 0) + Math.round(Number(amount) * 100));
+  }
+  const spent = [...spend].map(([currency, cents]) => `${(cents / 100).toFixed(2)} ${currency}`).join(' + ') || 'none';
+  const last = orders.reduce((newest, order) => (order.placedAt > newest.placedAt ? order : newest));
+  const atLeast = more ? 'at least ' : '';
+  return html`<p id="customer-summary"><strong>Orders</strong> ${atLeast}${orders.length} · <strong>Lifetime spend</strong> ${atLeast}${spent} · <strong>Last order</strong> <a href="/admin/orders/${last.id}">${last.name}</a> ${formatDate(last.placedAt)}</p>`;
+}
+
+export async function customerPage(req: DashboardRequest, id: string): Promise<DoorResponse> {
   const found = await runOperation<{ node: Partial<CustomerDetail> | null }>(ops.customerDetail, { id }, req.ctx);
   // An id that is no id of the service is as absent as another store's.
   if (!found.ok) {
@@ -102,13 +120,14 @@ export async function customerPage(req: DashboardRequest, id: string, outcome?: 
   const fields = Object.entries(customer.customFields ?? {});
   return view(
     req,
-    outcome?.status ?? 200,
+    200,
     customer.name || customer.email || customer.phoneNumber || 'Customer',
-    html`${outcome?.message ?? ''}<section class="card"><p><strong>E-mail</strong> ${customer.email ?? 'none'}</p>
+    html`<section class="card"><p><strong>E-mail</strong> ${customer.email ?? 'none'}</p>
 <p><strong>Name</strong> ${[customer.firstName, customer.lastName].filter(Boolean).join(' ') || 'none'}</p>
 <p><strong>Phone</strong> ${customer.phoneNumbers.join(', ') || 'none'}</p>
 ${place ? html`<p><strong>Location</strong> ${place}</p>` : ''}
-<p><strong>Created</strong> ${formatDate(customer.createdAt)} · <strong>Updated</strong> ${formatDate(customer.updatedAt)}</p></section>
+<p><strong>Created</strong> ${formatDate(customer.createdAt)} · <strong>Updated</strong> ${formatDate(customer.updatedAt)}</p>
+${orderSummary(orders, activity.orders.pageInfo.hasNextPage)}</section>
 <h2>Custom fields</h2>
 ${fields.length > 0
   ? html`<div class="table" role="region" aria-label="Custom fields" tabindex="0"><table id="custom-fields"><thead><tr><th>Field</th><th>Value</th></tr></thead><tbody>${fields.map(([name, value]) => html`<tr><td>${name}</td><td>${customFieldValue(value)}</td></tr>`)}</tbody></table></div>`
@@ -127,7 +146,8 @@ ${returns.length > 0
   ? dataTable('Returns of this customer', RETURN_COLUMNS, returns.map((r) => html`<tr${returnRowAttributes(r)}>${cellsOf(RETURN_COLUMNS, returnCells(r))}</tr>`), html` id="customer-returns"`)
   : html`<p>No returns.</p>`}
 ${more('returns', activity.returns)}
-${privacySection(req, customer)}`,
+${privacySection(req, customer)}
+${await objectHistory(req, `/admin/customers/${encodeURIComponent(customer.id)}`, 'CUSTOMER', customer.id)}`,
   );
 }
 
@@ -161,14 +181,13 @@ export async function exportCustomer(req: DashboardRequest, id: string): Promise
 }
 
 export async function eraseCustomerData(req: DashboardRequest, id: string): Promise<DoorResponse> {
-  if (req.form.get('confirm') !== 'yes') {
-    return customerPage(req, id, { status: 400, message: html`<div class="error" role="alert">Tick the box to confirm: erasure cannot be undone.</div>` });
-  }
+  const page = `/admin/customers/${encodeURIComponent(id)}`;
+  if (req.form.get('confirm') !== 'yes') return afterAction(req, page, { error: 'Nothing was erased: tick the box to confirm, erasure cannot be undone.' });
   const outcome = await runOperation<{ customerErase: { total: number; counts: ErasureCountRows } }>(ops.customerErase, { id }, req.ctx);
   if (!outcome.ok) {
     if (outcome.error.code === 'BAD_USER_INPUT' || outcome.error.code === 'NOT_FOUND') return notFound(req);
-    const refusal = failureOf(outcome.error);
-    return customerPage(req, id, { status: refusal.status, message: html`<div class="error" role="alert">${refusal.message}</div>` });
+    if (outcome.error.code === 'FORBIDDEN') throw failureOf(outcome.error);
+    return afterAction(req, page, { error: `Nothing was erased: ${failureOf(outcome.error).message}` });
   }
-  return customerPage(req, id, { status: 200, message: erasureSummary(outcome.data.customerErase.total, outcome.data.customerErase.counts) });
+  return afterAction(req, page, { done: erasureSummary(outcome.data.customerErase.total, outcome.data.customerErase.counts) });
 }

@@ -3,10 +3,11 @@ import { SCOPES } from '../../auth/scopes.ts';
 import type { DoorResponse } from '../../door.ts';
 import { runOperation } from '../../schema/execute.ts';
 import { csrfField, formatDate, html } from '../html.ts';
-import { redirect } from '../http.ts';
 import { historySection } from './history.ts';
 import { ops } from '../operations.ts';
-import { notFound, run, view, type DashboardRequest } from './kit.ts';
+import { afterAction, cellsOf, dataTable, failureOf, notFound, run, view, type DashboardRequest } from './kit.ts';
+
+const DEVELOPER = '/admin/settings/developer';
 
 
 interface ApiClientRow {
@@ -17,25 +18,33 @@ interface ApiClientRow {
   createdAt: string;
 }
 
-export async function developerPage(req: DashboardRequest, created?: { secret: string; name: string }, error?: string): Promise<DoorResponse> {
+/** The page; `refused` is a creation the service refused, shown again with what was typed. */
+export async function developerPage(req: DashboardRequest, refused?: { error: string; name: string; scopes: string[] }): Promise<DoorResponse> {
   const { apiClients } = await run<{ apiClients: ApiClientRow[] }>(req, ops.apiClients);
+  const columns = ['Name', 'Id', 'Scopes', 'Created', 'Status'];
   const rows = apiClients.map(
-    (c) => html`<tr><td><a href="/admin/settings/developer/api-clients/${c.id}">${c.name}</a></td><td><code>${c.id}</code></td><td>${c.scopes.join(' ')}</td><td>${formatDate(c.createdAt)}</td>
-<td>${c.revokedAt ? html`Revoked ${formatDate(c.revokedAt)}` : html`<form method="post" action="/admin/settings/developer/api-clients/${c.id}/revoke">${csrfField(req.session.csrfToken)}<button type="submit" class="secondary" aria-label="Revoke ${c.name}">Revoke</button></form>`}</td></tr>`,
+    (c) => html`<tr>${cellsOf(columns, [
+      html`<a href="/admin/settings/developer/api-clients/${c.id}">${c.name}</a>`,
+      html`<code>${c.id}</code>`,
+      html`${c.scopes.join(' ')}`,
+      html`${formatDate(c.createdAt)}`,
+      c.revokedAt
+        ? html`Revoked ${formatDate(c.revokedAt)}`
+        : html`<form method="post" action="/admin/settings/developer/api-clients/${c.id}/revoke">${csrfField(req.session.csrfToken)}<button type="submit" class="secondary" aria-label="Revoke ${c.name}">Revoke</button></form>`,
+    ])}</tr>`,
   );
-  const scopeBoxes = SCOPES.map((s) => html`<label class="check"><input type="checkbox" name="scopes" value="${s}"> ${s}</label>`);
+  const scopeBoxes = SCOPES.map((s) => html`<label class="check"><input type="checkbox" name="scopes" value="${s}"${refused?.scopes.includes(s) ? html` checked` : ''}> ${s}</label>`);
   return view(
     req,
-    created ? 201 : error ? 400 : 200,
+    refused ? 400 : 200,
     'Settings → Developer',
-    html`${created ? html`<div class="notice" role="status"><p>API client <strong>${created.name}</strong> created. Copy its secret now: it is shown only this once.</p><code class="secret" id="new-secret">${created.secret}</code></div>` : ''}
-${error ? html`<div class="error" role="alert">${error}</div>` : ''}
+    html`${refused ? html`<div class="error" role="alert" id="create-error">API client not created: ${refused.error}</div>` : ''}
 <h2>API clients</h2>
-<div class="table" role="region" aria-label="API clients" tabindex="0"><table><thead><tr><th>Name</th><th>Id</th><th>Scopes</th><th>Created</th><th>Status</th></tr></thead><tbody>${rows}</tbody></table></div>
+${dataTable('API clients', columns, rows)}
 <h2>Add an API client</h2>
 <form method="post" action="/admin/settings/developer/api-clients" class="card">${csrfField(req.session.csrfToken)}
-<label for="client-name">Name</label><input type="text" id="client-name" name="name" required maxlength="100">
-<fieldset><legend>Scopes</legend>${scopeBoxes}</fieldset>
+<label for="client-name">Name</label><input type="text" id="client-name" name="name" required maxlength="100" value="${refused?.name ?? ''}">
+<fieldset><legend>Scopes (at least one)</legend>${scopeBoxes}</fieldset>
 <button type="submit">Create API client</button></form>`,
   );
 }
@@ -44,8 +53,10 @@ export async function createClient(req: DashboardRequest): Promise<DoorResponse>
   const name = req.form.get('name') ?? '';
   const scopes = req.form.getAll('scopes');
   const outcome = await runOperation<{ apiClientCreate: { secret: string; apiClient: { name: string } } }>(ops.apiClientCreate, { name, scopes }, req.ctx);
-  if (!outcome.ok) return developerPage(req, undefined, outcome.error.message);
-  return developerPage(req, { secret: outcome.data.apiClientCreate.secret, name: outcome.data.apiClientCreate.apiClient.name });
+  if (!outcome.ok) return developerPage(req, { error: failureOf(outcome.error).message, name, scopes });
+  const { secret, apiClient } = outcome.data.apiClientCreate;
+  // The secret rides the redirect's one-time message only: reloading the page creates nothing and shows it no more.
+  return afterAction(req, DEVELOPER, { done: `API client ${apiClient.name} created. Copy its secret now: it is shown only this once.`, secret });
 }
 
 /** An API client: what it is, what it changed, and the history of the client itself. */
@@ -69,7 +80,7 @@ ${own}`,
 }
 
 export async function revokeClient(req: DashboardRequest, id: string): Promise<DoorResponse> {
-  const outcome = await runOperation(ops.apiClientRevoke, { id }, req.ctx);
-  if (!outcome.ok) return outcome.error.code === 'NOT_FOUND' ? notFound(req) : developerPage(req, undefined, outcome.error.message);
-  return redirect('/admin/settings/developer');
+  const outcome = await runOperation<{ apiClientRevoke: { name: string } }>(ops.apiClientRevoke, { id }, req.ctx);
+  if (!outcome.ok) return outcome.error.code === 'NOT_FOUND' ? notFound(req) : afterAction(req, DEVELOPER, { error: `Not revoked: ${failureOf(outcome.error).message}` });
+  return afterAction(req, DEVELOPER, { done: `API client ${outcome.data.apiClientRevoke.name} revoked: its secret no longer works.` });
 }

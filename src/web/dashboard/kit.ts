@@ -24,6 +24,8 @@ export interface DashboardRequest {
 export interface Flash {
   done?: string;
   error?: string;
+  /** A secret the action made (a new API client's), shown once under `done`: it lives only in this cookie, spent by the page that shows it. */
+  secret?: string;
 }
 
 /** The cookie that carries a Flash across one redirect; the door reads it and clears it on the page that shows it. */
@@ -35,11 +37,11 @@ export function readFlash(value: string | undefined): Flash | undefined {
   try {
     const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown;
     if (typeof parsed !== 'object' || parsed === null) return undefined;
-    const text = (key: 'done' | 'error') => {
+    const text = (key: keyof Flash) => {
       const found = (parsed as Record<string, unknown>)[key];
       return typeof found === 'string' ? found.slice(0, FLASH_MAX_CHARS) : undefined;
     };
-    const flash = { done: text('done'), error: text('error') };
+    const flash = { done: text('done'), error: text('error'), secret: text('secret') };
     return flash.done || flash.error ? flash : undefined;
   } catch {
     return undefined;
@@ -62,7 +64,7 @@ export function afterAction(req: DashboardRequest, location: string, flash: Flas
 /** The outcome of the last action, first on the page and focused, so a screen reader and the keyboard start there. */
 function flashMessage(flash: Flash | undefined): Html | '' {
   if (!flash) return '';
-  return html`${flash.error ? html`<div class="error" role="alert" id="flash" tabindex="-1" autofocus>${flash.error}</div>` : ''}${flash.done ? html`<div class="notice" role="status" id="flash" tabindex="-1" autofocus>${flash.done}</div>` : ''}`;
+  return html`${flash.error ? html`<div class="error" role="alert" id="flash" tabindex="-1" autofocus>${flash.error}</div>` : ''}${flash.done ? html`<div class="notice" role="status" id="flash" tabindex="-1" autofocus>${flash.secret ? html`<p>${flash.done}</p><code class="secret" id="new-secret">${flash.secret}</code>` : flash.done}</div>` : ''}`;
 }
 
 const STATUS_OF_CODE: Record<string, number> = { NOT_FOUND: 404, BAD_USER_INPUT: 400, CONFLICT: 409, UNPROCESSABLE: 422, FORBIDDEN: 403, UNAVAILABLE: 503 };

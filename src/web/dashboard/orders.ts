@@ -42,6 +42,7 @@ export interface OrderDetail {
   externalId: string;
   placedAt: string;
   customerPortalToken: string;
+  customer: { id: string } | null;
   submittedCustomer: { name: string | null; email: string | null } | null;
   totalPrice: { amount: string; currency: string } | null;
   lineItems: { id: string; externalId: string; title: string; sku: string | null; quantity: number; returnableQuantity: number; price: { amount: string; currency: string } | null }[];
@@ -69,6 +70,12 @@ ${f.trackingHistory.length > 0 ? html`<ol>${f.trackingHistory.map((e) => html`<l
   )}`;
 }
 
+/** The shopper as the order names them, linked to the store's customer when the order has one. */
+function customerLink(order: OrderDetail): Html {
+  const who = [order.submittedCustomer?.name, order.submittedCustomer?.email].filter(Boolean).join(' ');
+  return order.customer ? html`<a href="/admin/customers/${order.customer.id}" id="order-customer">${who || 'customer'}</a>` : html`${who || 'none'}`;
+}
+
 export async function orderPage(req: DashboardRequest, id: string): Promise<DoorResponse> {
   const { order } = await run<{ order: OrderDetail | null }>(req, ops.orderDetail, { id });
   if (!order) return notFound(req);
@@ -82,7 +89,7 @@ export async function orderPage(req: DashboardRequest, id: string): Promise<Door
     200,
     `Order ${order.name}`,
     html`<section class="card"><p><strong>Merchant order id</strong> ${order.externalId} · <strong>Placed</strong> ${formatDate(order.placedAt)}</p>
-<p><strong>Customer</strong> ${order.submittedCustomer?.name ?? ''} ${order.submittedCustomer?.email ?? ''}</p>
+<p><strong>Customer</strong> ${customerLink(order)}</p>
 <p><strong>Total</strong> ${money(order.totalPrice)}</p>
 <p><a href="/admin/returns?${new URLSearchParams({ q: searchTerm('name', order.name) }).toString()}">Returns of this order</a> · <a href="${portalLink}">Shopper portal link</a></p></section>
 <h2>Line items</h2>

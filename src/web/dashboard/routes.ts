@@ -6,9 +6,9 @@ import { html } from '../html.ts';
 import { redirect } from '../http.ts';
 import { apiClientPage, createClient, developerPage, revokeClient } from './developer.ts';
 import { coveragePage, saveCoverage } from './coverage.ts';
-import { createWebhook, replayWebhook, webhookPage, webhooksPage } from './webhooks.ts';
+import { changeWebhook, createWebhook, replayWebhook, retryDelivery, webhookPage, webhooksPage } from './webhooks.ts';
 import { returnsPage } from './returns.ts';
-import { returnAction, returnPage } from './returnPage.ts';
+import { processPage, returnAction, returnPage } from './returnPage.ts';
 import { orderPage, ordersPage } from './orders.ts';
 import { customerPage, customersPage, eraseCustomerData, exportCustomer } from './customers.ts';
 import { eraseStoreData, privacySettingsPage } from './privacy.ts';
@@ -27,6 +27,7 @@ const ROUTES: DashboardRoute[] = [
   { method: 'GET', path: '/', handle: () => redirect('/admin/returns') },
   { method: 'GET', path: '/returns', handle: returnsPage },
   { method: 'GET', path: '/returns/:id', handle: (req, { id }) => returnPage(req, id) },
+  { method: 'GET', path: '/returns/:id/process', handle: (req, { id }) => processPage(req, id) },
   { method: 'POST', path: '/returns/:id/:action', handle: (req, { id, action }) => returnAction(req, id, action) },
   { method: 'GET', path: '/orders', handle: ordersPage },
   { method: 'GET', path: '/orders/:id', handle: (req, { id }) => orderPage(req, id) },
@@ -40,6 +41,8 @@ const ROUTES: DashboardRoute[] = [
   { method: 'POST', path: '/webhooks', handle: createWebhook },
   { method: 'GET', path: '/webhooks/:id', handle: (req, { id }) => webhookPage(req, id) },
   { method: 'POST', path: '/webhooks/:id/replay', handle: (req, { id }) => replayWebhook(req, id) },
+  { method: 'POST', path: '/webhooks/:id/:change', handle: (req, { id, change }) => changeWebhook(req, id, change) },
+  { method: 'POST', path: '/webhooks/:id/deliveries/:delivery/retry', handle: (req, { id, delivery }) => retryDelivery(req, id, delivery) },
   { method: 'GET', path: '/settings/developer', handle: (req) => developerPage(req) },
   { method: 'POST', path: '/settings/developer/api-clients', handle: createClient },
   { method: 'GET', path: '/settings/developer/api-clients/:id', handle: (req, { id }) => apiClientPage(req, id) },
