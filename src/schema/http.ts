@@ -7,7 +7,7 @@
 // Operations may be sent by hash (automatic persisted queries on a store every instance
 // shares), or, with GRAPHQL_TRUSTED_DOCUMENTS, only by the id of a trusted document
 // (persistedQueries.ts).
-import { createYoga, type Plugin } from 'graphql-yoga';
+import { createGraphQLError, createYoga, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import { execute, printSchema, subscribe } from 'graphql';
 import { schema } from './index.ts';
 import { createContext, type GraphQLContext } from './context.ts';
@@ -50,6 +50,37 @@ function graphqlError(status: number, code: string, message: string): DoorRespon
 export const graphqlJsExecution: Plugin = {
   onExecute: ({ setExecuteFn }) => setExecuteFn(execute),
   onSubscribe: ({ setSubscribeFn }) => setSubscribeFn(subscribe),
+};
+
+/** A JSON parameter of a GET (`variables`, `extensions`): text that is not JSON is the caller's bad input, as the same mistake in a POST body is. */
+function jsonParameter(searchParams: URLSearchParams, name: 'variables' | 'extensions'): Record<string, unknown> | undefined {
+  const text = searchParams.get(name);
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    throw createGraphQLError(`"${name}" is not valid JSON: ${(error as Error).message}`, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
+  }
+}
+
+/**
+ * Yoga's own GET parser lets JSON.parse's SyntaxError escape, which every error mask reads as
+ * the server's failure (INTERNAL_SERVER_ERROR, logged); this one refuses the text as yoga
+ * refuses a POST's malformed parameters.
+ */
+const getParametersAsInput: Plugin = {
+  onRequestParse: ({ request, setRequestParser }) => {
+    if (request.method !== 'GET') return;
+    setRequestParser((get): GraphQLParams => {
+      const { searchParams } = new URL(get.url);
+      return {
+        operationName: searchParams.get('operationName') || undefined,
+        query: searchParams.get('query') || undefined,
+        variables: jsonParameter(searchParams, 'variables'),
+        extensions: jsonParameter(searchParams, 'extensions'),
+      };
+    });
+  },
 };
 
 /**
@@ -119,7 +150,7 @@ export function createGraphQLDoor({ db, logger, config, authenticator, tracing, 
       defaultQuery: GRAPHIQL_QUERY,
     },
     context: ({ gqlContext }) => gqlContext,
-    plugins: [graphqlJsExecution, ...graphqlLimitPlugins(config.graphqlLimits), ...(tracing ? [tracing.graphqlPlugin] : []), ...persisted.plugins],
+    plugins: [graphqlJsExecution, getParametersAsInput, ...graphqlLimitPlugins(config.graphqlLimits), ...(tracing ? [tracing.graphqlPlugin] : []), ...persisted.plugins],
     extraParamNames: persisted.extraParamNames,
     maskedErrors: {
       maskError: (error) => {

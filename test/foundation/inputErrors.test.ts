@@ -1,5 +1,9 @@
 // Bad variables and scalars are the caller's fault on every door: BAD_USER_INPUT, never a 500.
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.ts';
+import { createApp } from '../../src/server.ts';
 import { call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 
 let server: TestServer;
@@ -91,5 +95,36 @@ describe('text the database cannot store, and hostile nesting', () => {
 
   it('the dashboard and portal refuse U+0000 in the address with a 400 page', async () => {
     expect((await fetch(`${server.url}/portal/%00`)).status).toBe(400);
+  });
+});
+
+// A GET carries variables and extensions as JSON text in the query string: text that is not
+// JSON is the caller's malformed request, answered as the same mistake by POST is.
+describe('v3 GET parameters that are not JSON', () => {
+  let logged: { level: number | string; msg: string }[];
+  let quiet: { url: string; close(): Promise<void> };
+
+  beforeAll(async () => {
+    logged = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) logged.push(JSON.parse(line));
+        done();
+      },
+    });
+    const app = createApp({ db: server.db, config: server.config, logger: createLogger('warn', sink) });
+    await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
+    quiet = { url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, close: () => app.shutdown(1_000) };
+  });
+  afterAll(async () => quiet?.close());
+
+  it.each(['variables', 'extensions'])('%s that is not JSON is BAD_USER_INPUT with the status a POST gets, and logs no error', async (parameter) => {
+    const operation = '{ returns(first: 1) { nodes { id } } }';
+    const byPost = await call(quiet, 'POST', '/v3/graphql', { secret: store.secret, body: { query: operation, [parameter]: 'not json' } });
+    const byGet = await call(quiet, 'GET', `/v3/graphql?query=${encodeURIComponent(operation)}&${parameter}=not%20json`, { secret: store.secret });
+    const codeOf = (answer: { body: unknown }) => (answer.body as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code;
+    expect(codeOf(byPost)).toBe('BAD_USER_INPUT');
+    expect([codeOf(byGet), byGet.status]).toEqual(['BAD_USER_INPUT', byPost.status]);
+    expect(logged.filter((line) => line.level === 'error' || line.level === 50)).toEqual([]);
   });
 });
