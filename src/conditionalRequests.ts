@@ -15,12 +15,16 @@
 // - `If-None-Match` with the current tag is answered 304 without running the door (and so
 //   without counting against the rate limit, as GitHub does); `*` is answered 304 when the
 //   door answers 200. The comparison is the weak one (§13.1.2), so `W/"x"` matches `"x"`.
-// - Only a 200 gets a tag, with `Cache-Control: private, no-cache` (clients revalidate, no
-//   shared cache keeps a store's data) and `Vary`; a 304 carries the same three (§15.4.5).
-//   A streamed answer gets them in its head. Left alone: answers whose door set its own
-//   Cache-Control (a window ending now changes with the clock, not with writes: the compat
-//   list), event streams, and GraphQL answers reporting errors (a transient failure must not be
-//   kept as the answer).
+// - Only a 200 gets a tag, with `Cache-Control: private, no-cache, must-revalidate` (clients
+//   revalidate, no shared cache keeps a store's data; must-revalidate because RFC 9111 §3.5
+//   lets a cache keep an answer to a request with Authorization only when it says so, and
+//   undici's cache otherwise never revalidates) and `Vary`; a 304 carries the same three
+//   (§15.4.5) and the caller's rate-limit headers as they stand (nothing spent). A streamed
+//   answer gets them in its head. Left alone: answers whose door set its own Cache-Control (a
+//   window ending now changes with the clock, not with writes: the compat list), event streams
+//   (the door says beforehand which GETs it answers as one: urql names text/event-stream in
+//   the Accept of every query, which is still answered as JSON), and GraphQL answers reporting
+//   errors (a transient failure must not be kept as the answer).
 // - With read replicas (db/replicas.ts) the counters, read on the primary, may count writes a
 //   replica has not replayed yet: an answer read there would be older than its validator and
 //   would then be kept as current. So the counters are read together with the WAL position
@@ -42,7 +46,7 @@ import { readsReplayedTo } from './db/replicas.ts';
 import { readStoreChanges, readStoreChangesWithPosition, type StoreChanges } from './db/storeChanges.ts';
 import { header, type Door, type DoorRequest, type DoorResponse } from './door.ts';
 
-export const VALIDATED_CACHE_CONTROL = 'private, no-cache';
+export const VALIDATED_CACHE_CONTROL = 'private, no-cache, must-revalidate';
 
 /** How a client polls with validators, as the API documents say it. */
 export const CONDITIONAL_REQUEST_RULES =
@@ -58,6 +62,8 @@ const COMPAT_CREDENTIALS = 'X-Authorization';
 const ORIGIN_HEADERS = ['host', 'x-forwarded-host', 'x-forwarded-proto'];
 /** Headers a 304 repeats from the 200 it stands for (RFC 9110 §15.4.5). */
 const NOT_MODIFIED_HEADERS = ['etag', 'cache-control', 'vary', 'content-location', 'expires'];
+/** Headers of the caller's budget, which a 304 carries as every answer past authentication does. */
+const RATE_LIMIT_HEADER = /^(x-ratelimit-.*|ratelimit(-policy)?)$/i;
 
 export interface ConditionalRequests {
   /** `handle`'s answer, with a validator where it is a 200 of a GET, or 304 when the client's copy is current. */
@@ -189,19 +195,21 @@ export function createConditionalRequests({ db, secret }: { db: Database; secret
       const value = headerNamed(response.headers, name);
       if (value !== undefined) headers[name] = value;
     }
+    for (const [name, value] of Object.entries(response.headers ?? {})) if (RATE_LIMIT_HEADER.test(name)) headers[name.toLowerCase()] = value;
     return { status: 304, headers };
   }
 
   return {
     async answer(door, request, handle) {
-      if (request.method !== 'GET' || (header(request, 'accept') ?? '').includes('text/event-stream')) return handle();
+      if (request.method !== 'GET' || door.answersWithEventStream?.(request)) return handle();
       const caller = await door.caller(request);
       if (!caller) return handle();
       const { changes, position } = await storeChanges(caller.store.id);
       const tag = currentTag(caller, request, changes);
       const condition = parseIfNoneMatch([request.headers['if-none-match'] ?? []].flat().join(', ') || undefined);
       if (condition && !condition.any && condition.tags.has(tag)) {
-        return notModified({ status: 200, headers: { etag: tag, 'cache-control': VALIDATED_CACHE_CONTROL, vary: varyOf(request).join(', ') } });
+        const budget = (await door.rateLimitHeaders?.(caller)) ?? {};
+        return notModified({ status: 200, headers: { ...budget, etag: tag, 'cache-control': VALIDATED_CACHE_CONTROL, vary: varyOf(request).join(', ') } });
       }
       const response = await (position === undefined ? handle() : readsReplayedTo(position, handle));
       const answer = validatable(response) ? validated(response, tag, request) : response;

@@ -71,6 +71,14 @@ export interface Door {
    * server's handling (idempotentRequests.ts) then leaves the request alone.
    */
   ownsIdempotencyKey?(request: DoorRequest): boolean;
+  /**
+   * True when this GET will be answered as an event stream, known without running the door
+   * (a v3 subscription, or a query whose Accept names no JSON type): such an answer gets no
+   * validator, so none is worked out for it. Absent, the door never streams events.
+   */
+  answersWithEventStream?(request: DoorRequest): boolean;
+  /** The rate-limit headers of the caller's budget as it stands, nothing spent, for an answer given without running the door (a 304); absent when the door has no budget. */
+  rateLimitHeaders?(caller: AuthContext): Promise<Record<string, string>>;
   /** A failure found before the door ran (body too large, ...), in the door's own format. */
   reject(status: number, message: string, request: Pick<DoorRequest, 'method' | 'url' | 'requestId'>): DoorResponse;
 }

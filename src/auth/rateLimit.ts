@@ -21,6 +21,8 @@ export interface RateLimiter {
   /** Where the counts live, for the start-up log. */
   readonly store: 'memory' | 'redis';
   consume(apiClientId: string, door: RateLimitedDoor): Promise<RateDecision>;
+  /** The budget as it stands, nothing spent: what an answer given without running the door (a 304) reports. */
+  standing(apiClientId: string, door: RateLimitedDoor): Promise<RateDecision>;
   close(): Promise<void>;
 }
 
@@ -83,6 +85,13 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         if (refusal instanceof RateLimiterRes) return decision(limit, refusal, false);
         throw refusal;
       }
+    },
+    async standing(apiClientId, door) {
+      const limit = options.limits[door];
+      const current = await limiters[door].get(apiClientId);
+      // No request in the current window: the whole budget, for a window that would start now.
+      if (!current) return { allowed: true, limit, remaining: limit, retryAfter: WINDOW_SECONDS };
+      return decision(limit, current, current.remainingPoints > 0);
     },
     async close() {
       await redis?.quit().catch(() => redis.disconnect());

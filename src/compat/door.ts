@@ -68,6 +68,7 @@ export function createCompatDoor(deps: AppDeps): Door {
     matches: (pathname) => pathname === COMPAT_PREFIX || pathname.startsWith(`${COMPAT_PREFIX}/`),
     reject: (status, message) => compatError(status === 400 ? 422 : status, message),
     caller: async (request) => callerOf(await authenticate(request)),
+    rateLimitHeaders: async (caller) => rateLimitFields('compat', await deps.rateLimiter.standing(caller.client.id, 'compat')),
     routeOf: (request) => {
       const matched = table.match(request.method, request.url.pathname.slice(COMPAT_PREFIX.length) || '/');
       return matched && 'route' in matched ? COMPAT_PREFIX + matched.route.path : undefined;

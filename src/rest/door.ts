@@ -2,7 +2,7 @@
 // rate limits, JSON parsing and problem+json errors. Routes themselves only map
 // HTTP to a GraphQL operation and back (src/rest/routes/*).
 import { authorizeScopes, authorizeStore, callerOf, isAuthFailure, readSecret, type AuthFailure } from '../auth/authenticate.ts';
-import { rateLimitFields } from '../auth/rateLimit.ts';
+import { rateLimitFields, type RateDecision } from '../auth/rateLimit.ts';
 import { header, json, readRequestInput, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import { createContext } from '../schema/context.ts';
 import type { AppDeps } from '../door.ts';
@@ -16,6 +16,11 @@ export const REST_PREFIX = '/v2.2';
 /** Path and query as a URI reference (problem `instance`): what the URL parser leaves raw in a query (`[`, `]`, `|`, ...) is percent-encoded. */
 function instanceOf(request: Pick<DoorRequest, 'url'>): string {
   return (request.url.pathname + request.url.search).replace(/[^A-Za-z0-9\-._~:/?#@!$&'()*+,;=%]/g, (c) => encodeURIComponent(c));
+}
+
+/** The REST budget (one for /v2.2 and /v3/rest) as X-RateLimit-*, which integrations read, and as the IETF fields. */
+export function restRateHeaders(rate: RateDecision): Record<string, string> {
+  return { 'x-ratelimit-limit': String(rate.limit), 'x-ratelimit-remaining': String(rate.remaining), ...rateLimitFields('rest', rate) };
 }
 
 const ERROR_STYLE_STATUSES = [400, 401, 409];
@@ -73,7 +78,7 @@ export function createRestDoor(deps: AppDeps): Door {
     if (scopeDenied) return deny(scopeDenied);
 
     const rate = await deps.rateLimiter.consume(auth.client.id, 'rest');
-    const rateHeaders = { 'x-ratelimit-limit': String(rate.limit), 'x-ratelimit-remaining': String(rate.remaining), ...rateLimitFields('rest', rate) };
+    const rateHeaders = restRateHeaders(rate);
     if (!rate.allowed) {
       deps.metrics.rateLimitRefused('rest');
       return failure(route, 429, `rate limit of ${rate.limit} requests per minute exceeded`, instance, {
@@ -101,6 +106,7 @@ export function createRestDoor(deps: AppDeps): Door {
     },
     caller: async (request) => callerOf(await authenticate(request)),
     ownsIdempotencyKey: (request) => matchedRoute(request)?.ownsIdempotencyKey === true,
+    rateLimitHeaders: async (caller) => restRateHeaders(await deps.rateLimiter.standing(caller.client.id, 'rest')),
     handle,
   };
 }

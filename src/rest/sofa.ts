@@ -16,13 +16,13 @@ import {
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { createSofa, createSofaRouter } from 'sofa-api';
 import { callerOf, isAuthFailure, readSecret } from '../auth/authenticate.ts';
-import { rateLimitFields } from '../auth/rateLimit.ts';
 import { header, readRequestInput, type Door, type DoorRequest, type DoorResponse, type JsonBody } from '../door.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import { classifyError } from '../schema/errors.ts';
 import { schema } from '../schema/index.ts';
 import type { AppDeps } from '../door.ts';
 import { problem, REST_STATUS } from './problem.ts';
+import { restRateHeaders } from './door.ts';
 import { IDEMPOTENCY_KEY_RULES } from '../idempotentRequests.ts';
 import { describeSofaAnswers, documentIdempotencyKeys, documentRateLimits, documentValidators, isConnection, routeName, SOFA_SCALARS, sofaLinks, type SofaOpenApiDocument } from './sofaDocument.ts';
 import { IF_NONE_MATCH_PARAMETER, NOT_MODIFIED_DESCRIPTION, RATE_HEADERS, RETRY_AFTER, VALIDATOR_HEADERS } from './openapi.ts';
@@ -193,7 +193,7 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
     const auth = await authenticate(request);
     if (isAuthFailure(auth)) return problem(auth.status, auth.message, { instance });
     const rate = await rateLimiter.consume(auth.client.id, 'rest');
-    const rateHeaders = { 'x-ratelimit-limit': String(rate.limit), 'x-ratelimit-remaining': String(rate.remaining), ...rateLimitFields('rest', rate) };
+    const rateHeaders = restRateHeaders(rate);
     if (!rate.allowed) {
       metrics.rateLimitRefused('rest');
       return problem(429, `rate limit of ${rate.limit} requests per minute exceeded`, {
@@ -222,6 +222,7 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
     reject: (status, message, request) => problem(status, message, { instance: request.url.pathname + request.url.search }),
     caller: async (request) => callerOf(await authenticate(request)),
     routeOf: (request) => template(request.url.pathname),
+    rateLimitHeaders: async (caller) => restRateHeaders(await rateLimiter.standing(caller.client.id, 'rest')),
     handle,
   };
 }

@@ -8,7 +8,7 @@
 // shares), or, with GRAPHQL_TRUSTED_DOCUMENTS, only by the id of a trusted document
 // (persistedQueries.ts).
 import { createGraphQLError, createYoga, type GraphQLParams, type Plugin } from 'graphql-yoga';
-import { execute, printSchema, subscribe } from 'graphql';
+import { execute, getOperationAST, parse, printSchema, subscribe } from 'graphql';
 import { schema } from './index.ts';
 import { createContext, type GraphQLContext } from './context.ts';
 import { classifyError, toGraphQLError } from './errors.ts';
@@ -82,6 +82,41 @@ const getParametersAsInput: Plugin = {
     });
   },
 };
+
+/** The media types yoga answers a single result in (its regular result processor). */
+const JSON_ANSWER_TYPES = ['application/graphql-response+json', 'application/json'];
+
+/**
+ * Whether yoga answers a query with this Accept as JSON, read as yoga reads it
+ * (plugins/use-result-processor: its JSON processor comes last and wins when any listed type
+ * in UTF-8 matches one of its types, wildcards included; no Accept means any type).
+ */
+function acceptsJsonAnswer(accept: string | undefined): boolean {
+  return (accept || '*/*')
+    .replace(/\s/g, '')
+    .toLowerCase()
+    .split(',')
+    .some((entry) => {
+      const [mediaType, ...parameters] = entry.split(';');
+      if ((parameters.find((parameter) => parameter.includes('charset=')) ?? 'charset=utf-8') !== 'charset=utf-8') return false;
+      const [type, subtype] = mediaType.split('/');
+      return JSON_ANSWER_TYPES.some((json) => {
+        const [jsonType, jsonSubtype] = json.split('/');
+        return (type === '*' || type === jsonType) && (subtype === '*' || subtype === jsonSubtype);
+      });
+    });
+}
+
+/** The GET's operation is a subscription; a document sent only by id or hash, or one that does not parse, is not known to be one. */
+function subscribes(url: URL): boolean {
+  const query = url.searchParams.get('query');
+  if (!query) return false;
+  try {
+    return getOperationAST(parse(query), url.searchParams.get('operationName') || undefined)?.operation === 'subscription';
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The bytes of an event stream as text, read as the client takes them, one whole event per
@@ -174,6 +209,10 @@ export function createGraphQLDoor({ db, logger, config, authenticator, tracing, 
     reject: (status, message) => graphqlError(status, REJECTION_CODES[status] ?? 'INTERNAL_SERVER_ERROR', message),
     caller: async (request) => callerOf(await authenticate(request)),
     routeOf: ({ url }) => (url.pathname === ENDPOINT || url.pathname === SDL_PATH ? url.pathname : undefined),
+    answersWithEventStream: (request) => {
+      const accept = header(request, 'accept');
+      return Boolean(accept?.includes('text/event-stream')) && (!acceptsJsonAnswer(accept) || subscribes(request.url));
+    },
     async handle(request) {
       const { pathname } = request.url;
       if (pathname === SDL_PATH && request.method === 'GET') {

@@ -104,7 +104,7 @@ describe('conditional GETs', () => {
       expect(full.status, door).toBe(200);
       const tag = tagOf(full);
       expect(tag, door).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
-      expect(full.headers.get('cache-control'), door).toBe('private, no-cache');
+      expect(full.headers.get('cache-control'), door).toBe('private, no-cache, must-revalidate');
       expect(full.headers.get('vary'), door).toEqual(expect.stringContaining('Authorization, Accept, Accept-Encoding'));
 
       // Asked of the other instance, with the tag as sent, weak, in a list, or `*`.
@@ -113,13 +113,39 @@ describe('conditional GETs', () => {
         expect([door, condition, again.status]).toEqual([door, condition, 304]);
         expect(again.text).toBe('');
         expect(tagOf(again), door).toBe(tag);
-        expect(again.headers.get('cache-control')).toBe('private, no-cache');
+        expect(again.headers.get('cache-control')).toBe('private, no-cache, must-revalidate');
         expect(again.headers.get('vary')).toEqual(expect.stringContaining('Authorization, Accept, Accept-Encoding'));
       }
       const stale = await get(first, path, store.secret, { 'if-none-match': '"not-this-one"' });
       expect([door, stale.status, tagOf(stale)]).toEqual([door, 200, tag]);
       expect(stale.text).toBe(full.text);
     }
+  });
+
+  it('tells every cache to revalidate a tagged answer, even one kept for an authenticated request, and the revalidation is a 304', async () => {
+    // RFC 9111 §3.5: a cache may keep an answer to a request with Authorization only when the
+    // answer says must-revalidate (or public, or s-maxage); undici's cache, for one, then asks again.
+    for (const { door, path } of reads) {
+      const full = await get(first, path, store.secret);
+      const directives = (full.headers.get('cache-control') ?? '').split(',').map((directive) => directive.trim());
+      expect([door, ...directives]).toEqual([door, 'private', 'no-cache', 'must-revalidate']);
+      const revalidated = await get(first, path, store.secret, { 'if-none-match': tagOf(full)! });
+      expect([door, revalidated.status, revalidated.headers.get('cache-control')]).toEqual([door, 304, full.headers.get('cache-control')]);
+    }
+  });
+
+  it('tags a v3 query sent as GET by urql, whose Accept names event streams beside JSON, and leaves one asked as an event stream untagged', async () => {
+    const urqlAccept = 'application/graphql-response+json, application/graphql+json, application/json, text/event-stream, multipart/mixed';
+    const query = `/v3/graphql?query=${encodeURIComponent('{ returns(first: 5) { nodes { id } } }')}`;
+    const full = await get(first, query, store.secret, { accept: urqlAccept });
+    expect(full.status).toBe(200);
+    expect(full.headers.get('content-type')).toMatch(/json/);
+    expect(tagOf(full)).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    expect((await get(second, query, store.secret, { accept: urqlAccept, 'if-none-match': tagOf(full)! })).status).toBe(304);
+    // Asked for an event stream only, the same query is answered as one event: no tag.
+    const asEvents = await get(first, query, store.secret, { accept: 'text/event-stream' });
+    expect(asEvents.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(tagOf(asEvents)).toBeNull();
   });
 
   it('changes every validator a write changes before the write is answered, whichever door and instance wrote', async () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/rest/openapi.ts';
 import { restRoutes } from '../../src/rest/routes/index.ts';
 import { expectValidRestResponse } from '../support/openapi.ts';
+import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
 import { call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 
 let server: TestServer;
@@ -76,6 +77,21 @@ describe('REST v2.2 and /v3/rest', () => {
     }
   });
 
+  it('send the budget, unspent, on a 304 of either door', async () => {
+    const polled = await createTestStore(server.db);
+    for (const path of [`/v2.2/stores/${polled.storeId}/inventory-levels`, '/v3/rest/returns?first=5']) {
+      const full = await call(server, 'GET', path, { secret: polled.secret });
+      const before = expectConsistent(full.headers, 'rest').limit.remaining;
+      for (const condition of [full.headers.get('etag')!, '*']) {
+        const unchanged = await call(server, 'GET', path, { secret: polled.secret, headers: { 'if-none-match': condition }, referenceCheck: false });
+        expect([path, condition, unchanged.status]).toEqual([path, condition, 304]);
+        // A poll by tag is not counted; `*` runs the door, which counts it.
+        const expected = condition === '*' ? before - 1 : before;
+        expect([path, condition, expectConsistent(unchanged.headers, 'rest').limit.remaining]).toEqual([path, condition, expected]);
+      }
+    }
+  });
+
   it('send none on a refused secret (nothing was counted)', async () => {
     const refused = await call(server, 'GET', `/v2.2/stores/${store.storeId}/inventory-levels`, { secret: 'sk_unknown' });
     expect(refused.status).toBe(401);
@@ -103,6 +119,21 @@ describe('the warehouse door', () => {
     const fields = fieldsOf(refused.headers);
     expect(fields.limit.remaining).toBe(0);
     expect(fields.limit.reset).toBe(Number(refused.headers.get('retry-after')));
+  });
+});
+
+describe('the warehouse door, polled', () => {
+  it('sends the IETF fields, unspent, on a 304', async () => {
+    const store = await createTestStore(server.db, { scopes: ['returns_read'] });
+    const order = await createTestOrder(server.db, store.storeId);
+    const ret = await insertTestReturn(server.db, store.storeId, order);
+    const path = `/api/v1/warehouse/return/details?return_id=${ret.number}`;
+    const full = await call(server, 'GET', path, { secret: store.secret });
+    expect(full.status).toBe(200);
+    expect(fieldsOf(full.headers).limit.remaining).toBe(1);
+    const unchanged = await call(server, 'GET', path, { secret: store.secret, headers: { 'if-none-match': full.headers.get('etag')! } });
+    expect(unchanged.status).toBe(304);
+    expect(fieldsOf(unchanged.headers)).toEqual({ ...fieldsOf(full.headers), limit: { ...fieldsOf(full.headers).limit, reset: fieldsOf(unchanged.headers).limit.reset } });
   });
 });
 
