@@ -1,5 +1,6 @@
 // Compressed answers, negotiated by Accept-Encoding (RFC 9110 §12.5.3), with Node's zlib:
-// brotli or gzip, for every door, since the one server writes every answer (server.ts).
+// brotli or gzip, for every door, since the one server writes every answer (server.ts); and
+// compressed request bodies (Content-Encoding, §8.4) decoded before any door reads them.
 // A whole body is compressed at once; a streamed one (streamedAnswer.ts, event streams) chunk
 // by chunk, each chunk flushed, so the client can decode every page or event as it arrives and
 // the encoder holds no more than one chunk.
@@ -195,4 +196,54 @@ export function chunkEncoder(coding: ContentCoding): ChunkEncoder {
       }),
     destroy: () => encoder.destroy(),
   };
+}
+
+/** The codings a request body may come in, as a 415 names them in Accept-Encoding (RFC 9110 §15.5.16). */
+export const REQUEST_BODY_CODINGS = 'gzip, deflate, br';
+
+const decoders: Record<string, (bytes: Buffer, options: zlib.ZlibOptions & zlib.BrotliOptions) => Promise<Buffer>> = {
+  gzip: promisify(zlib.gunzip),
+  'x-gzip': promisify(zlib.gunzip),
+  deflate: promisify(zlib.inflate),
+  br: promisify(zlib.brotliDecompress),
+};
+
+/** A request body refused while decoding it, with the status and headers of the answer. */
+export class RequestBodyRefused extends Error {
+  constructor(
+    readonly status: 400 | 413 | 415,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The request as the doors read it: its body decoded from every Content-Encoding listed (the
+ * last applied first), and headers that no longer name a coding. Decoded, the body is held to
+ * `limit` as it is when sent as is: inflating stops there (zlib's maxOutputLength), so a small
+ * body that inflates to gigabytes costs no more than `limit` of memory.
+ */
+export async function decodeRequestBody(headers: IncomingHttpHeaders, body: Buffer, limit: number): Promise<{ headers: IncomingHttpHeaders; body: Buffer }> {
+  const codings = (headers['content-encoding'] ?? '')
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  if (codings.length === 0) return { headers, body };
+  const unknown = codings.find((coding) => !(coding in decoders));
+  if (unknown !== undefined) {
+    throw new RequestBodyRefused(415, `request bodies in Content-Encoding "${unknown}" are not read; send ${REQUEST_BODY_CODINGS} or none`, { 'accept-encoding': REQUEST_BODY_CODINGS });
+  }
+  let decoded = body;
+  for (const coding of codings.reverse()) {
+    try {
+      decoded = await decoders[coding](decoded, { maxOutputLength: limit });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new RequestBodyRefused(413, `request body exceeds ${limit} bytes once decoded`);
+      throw new RequestBodyRefused(400, `request body is not valid ${coding}: ${(error as Error).message}`);
+    }
+  }
+  const { 'content-encoding': _coding, ...rest } = headers;
+  return { headers: { ...rest, 'content-length': String(decoded.length) }, body: decoded };
 }

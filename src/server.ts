@@ -1,5 +1,5 @@
 // The one HTTP server: matches a path prefix and hands the request to its door.
-// It reads every body once with the 1 MiB limit, answers health checks and
+// It reads every body once with the 1 MiB limit (decoded first when sent compressed), answers health checks and
 // /metrics (or leaves /metrics to a server of its own on METRICS_PORT), logs, counts and
 // (when tracing is on) traces every request, and shuts down gracefully. No business logic
 // lives here.
@@ -22,7 +22,7 @@ import { databaseFailure } from './db/failures.ts';
 import { inRequestSpan, type ServedRequest } from './telemetry.ts';
 import { createLiveFeed } from './live/feed.ts';
 import { inRequestScope } from './requestScope.ts';
-import { answerEncoding, chunkEncoder, compressBody, type ChunkEncoder } from './compression.ts';
+import { answerEncoding, chunkEncoder, compressBody, decodeRequestBody, RequestBodyRefused, type ChunkEncoder } from './compression.ts';
 import { createIdempotentRequests } from './idempotentRequests.ts';
 import { createConditionalRequests } from './conditionalRequests.ts';
 
@@ -257,9 +257,9 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
   }
 
   async function serve(door: Door, req: http.IncomingMessage, res: http.ServerResponse, url: URL, requestId: string): Promise<ServedRequest> {
-    let body: Buffer;
+    let received: Pick<DoorRequest, 'headers' | 'body'>;
     try {
-      body = await readBody(req);
+      received = await decodeRequestBody(req.headers, await readBody(req), MAX_BODY_BYTES);
     } catch (error) {
       if (error instanceof BodyTooLarge) {
         res.setHeader('connection', 'close');
@@ -267,9 +267,14 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
         send(res, rejected);
         return { status: rejected.status };
       }
+      if (error instanceof RequestBodyRefused) {
+        const rejected = door.reject(error.status, error.message, { method: req.method ?? 'POST', url, requestId });
+        send(res, { ...rejected, headers: { ...rejected.headers, ...error.headers } });
+        return { status: rejected.status };
+      }
       throw error;
     }
-    const request: DoorRequest = { method: req.method ?? 'GET', url, headers: req.headers, body, requestId };
+    const request: DoorRequest = { method: req.method ?? 'GET', url, ...received, requestId };
     const started = performance.now();
     let response: DoorResponse;
     try {

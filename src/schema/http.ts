@@ -32,8 +32,8 @@ query FirstCustomers {
 }
 `;
 
-/** The error code of a request refused before it ran: a body too large, or a database unavailable for a moment. */
-const REJECTION_CODES: Record<number, string> = { 400: 'BAD_USER_INPUT', 409: 'CONFLICT', 413: 'PAYLOAD_TOO_LARGE', 422: 'UNPROCESSABLE', 503: 'UNAVAILABLE' };
+/** The error code of a request refused before it ran: a body too large or in a coding not read, or a database unavailable for a moment. */
+const REJECTION_CODES: Record<number, string> = { 400: 'BAD_USER_INPUT', 409: 'CONFLICT', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 422: 'UNPROCESSABLE', 503: 'UNAVAILABLE' };
 
 function graphqlError(status: number, code: string, message: string): DoorResponse {
   return json(status, { errors: [{ message, extensions: { code } }] });

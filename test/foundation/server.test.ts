@@ -1,5 +1,6 @@
 // The HTTP server and its doors before any route runs: health, unknown paths, the
 // body limit, malformed JSON and malformed credentials, each in the door's format.
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 
@@ -43,6 +44,48 @@ describe('unknown paths', () => {
     const res = await call(server, 'GET', '/v3/other', { secret: store.secret });
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ errors: [{ extensions: { code: 'NOT_FOUND' } }] });
+  });
+});
+
+// RFC 9110 §8.4: a request body may come encoded (Content-Encoding); the server decodes gzip,
+// deflate and br, holds the decoded body to the same 1 MiB (a small body that inflates past it
+// is refused 413 while inflating, never held whole), and refuses any other coding 415 naming
+// the ones it reads (§15.5.16).
+describe('compressed request bodies', () => {
+  const operation = JSON.stringify({ query: '{ __typename }' });
+  const encoders: Record<string, (bytes: Buffer) => Buffer> = { gzip: zlib.gzipSync, deflate: zlib.deflateSync, br: zlib.brotliCompressSync };
+  const post = (path: string, coding: string, body: Buffer, contentType = 'application/json') =>
+    fetch(server.url + path, { method: 'POST', headers: { authorization: `Bearer ${store.secret}`, 'content-type': contentType, 'content-encoding': coding }, body });
+
+  it.each(Object.keys(encoders))('reads a %s body on every door', async (coding) => {
+    const v3 = await post('/v3/graphql', coding, encoders[coding](Buffer.from(operation)));
+    expect([coding, v3.status, await v3.json()]).toEqual([coding, 200, { data: { __typename: 'Query' } }]);
+    const upserted = await post('/v3/rest/upsert-customer', coding, encoders[coding](Buffer.from(JSON.stringify({ input: { email: `${coding}@example.com` } }))));
+    expect([coding, upserted.status]).toEqual([coding, 200]);
+    expect(await upserted.text()).toContain(`${coding}@example.com`);
+  });
+
+  it('refuses with 413 a body that inflates past 1 MiB, in each door\'s format', async () => {
+    const bomb = zlib.gzipSync(Buffer.from(`{"query":"${' '.repeat(8 * 1024 * 1024)}"}`));
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    const v3 = await post('/v3/graphql', 'gzip', bomb);
+    expect(v3.status).toBe(413);
+    expect(await v3.json()).toMatchObject({ errors: [{ extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
+    const rest = await post(`/v2.2/stores/${store.storeId}/custom/orders`, 'gzip', bomb);
+    expect(rest.status).toBe(413);
+    expect(rest.headers.get('content-type')).toContain('application/problem+json');
+  });
+
+  it('refuses another coding with 415 and Accept-Encoding naming the ones it reads, and a corrupt body with 400', async () => {
+    const v3 = await post('/v3/graphql', 'compress', Buffer.from(operation));
+    expect(v3.status).toBe(415);
+    expect(v3.headers.get('accept-encoding')).toBe('gzip, deflate, br');
+    expect(await v3.json()).toMatchObject({ errors: [{ extensions: { code: 'UNSUPPORTED_MEDIA_TYPE' } }] });
+    const compat = await post('/api/v1/warehouse/return/1/note', 'gzip, compress', encoders.gzip(Buffer.from('{}')));
+    expect(compat.status).toBe(415);
+    expect(await compat.json()).toMatchObject({ error: { http_code: 415 } });
+    const corrupt = await post('/v3/graphql', 'gzip', Buffer.from(operation));
+    expect(corrupt.status).toBe(400);
   });
 });
 
