@@ -12,6 +12,7 @@ import { createRestDoor } from './rest/door.ts';
 import { createCompatDoor } from './compat/door.ts';
 import { configureCursorSecret } from './schema/keyset.ts';
 import { createSofaDoor } from './rest/sofa.ts';
+import { createExportsDoor } from './rest/exports.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { configurePortalLinkSecret } from './auth/shopper.ts';
 import { createWebDoor } from './web/door.ts';
@@ -186,8 +187,8 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
   configureCursorSecret(config.cursorSecret);
   configurePortalLinkSecret(config.cursorSecret);
   configureOperationExecution(tracing?.execute);
-  // The SOFA door owns /v3/rest/ and must be asked before the v3 door, which takes all of /v3/.
-  const doors: Door[] = [createSofaDoor(deps), createGraphQLDoor(deps), createRestDoor(deps), createCompatDoor(deps), createWebDoor(deps)];
+  // The SOFA door owns /v3/rest/ (but its exports) and must be asked before the v3 door, which takes all of /v3/.
+  const doors: Door[] = [createExportsDoor(deps), createSofaDoor(deps), createGraphQLDoor(deps), createRestDoor(deps), createCompatDoor(deps), createWebDoor(deps)];
   const metricsOnMainServer = config.metricsPort === undefined;
   const notFound = (pathname: string) => json(404, { error: `no route for ${pathname}` });
 

@@ -1,0 +1,69 @@
+// /v3/rest/exports/{list}.csv and .jsonl: a list's search exported whole (listExports.ts),
+// beside SOFA's generated /v3/rest routes and answered as they are: the same bearer
+// authentication, the REST rate limit, the schema's scope rules, failures as problem+json.
+// A door of its own, asked before SOFA's (server.ts), because SOFA answers JSON only.
+import { callerOf, isAuthFailure, readSecret } from '../auth/authenticate.ts';
+import { rateLimitFields } from '../auth/rateLimit.ts';
+import { header, readRequestInput, type AppDeps, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
+import { EXPORT_FORMATS, exportParameterNames, listExportAnswer, listExportNamed, type ExportFormat, type ListExport } from '../listExports.ts';
+import { createContext } from '../schema/context.ts';
+import { problem, problemFromOutcome } from './problem.ts';
+
+export const EXPORTS_PREFIX = '/v3/rest/exports';
+
+/** The list and format a path names (`/v3/rest/exports/returns.csv`), if it names one. */
+function exportOf(pathname: string): { list: ListExport<unknown>; format: ExportFormat } | undefined {
+  const match = /^\/v3\/rest\/exports\/([a-z-]+)\.([a-z]+)$/.exec(pathname);
+  if (!match || !Object.hasOwn(EXPORT_FORMATS, match[2])) return undefined;
+  const list = listExportNamed(match[1]);
+  return list && { list, format: match[2] as ExportFormat };
+}
+
+export function createExportsDoor({ db, logger, metrics, rateLimiter, authenticator }: AppDeps): Door {
+  const authenticate = (request: DoorRequest) => authenticator.authenticate(readSecret(header(request, 'authorization')));
+
+  async function handle(request: DoorRequest): Promise<DoorResponse> {
+    const { pathname, searchParams } = request.url;
+    const instance = pathname + request.url.search;
+    const named = exportOf(pathname);
+    if (!named || (request.method !== 'GET' && request.method !== 'HEAD')) return problem(404, `no route for ${request.method} ${pathname}`, { instance });
+    const { list, format } = named;
+    const input = readRequestInput(request, {});
+    if (!input.ok) return problem(400, input.message, { instance, errors: input.issues });
+    const known = exportParameterNames(list);
+    const unknown = [...new Set(searchParams.keys())].filter((name) => !known.includes(name));
+    if (unknown.length > 0) {
+      const issues = unknown.map((name) => ({ path: name, message: `is not a parameter of this export (it takes ${known.join(', ')})` }));
+      return problem(400, `unknown parameter ${unknown.join(', ')}`, { instance, errors: issues });
+    }
+
+    const auth = await authenticate(request);
+    if (isAuthFailure(auth)) return problem(auth.status, auth.message, { instance });
+    const rate = await rateLimiter.consume(auth.client.id, 'rest');
+    const rateHeaders = { 'x-ratelimit-limit': String(rate.limit), 'x-ratelimit-remaining': String(rate.remaining), ...rateLimitFields('rest', rate) };
+    if (!rate.allowed) {
+      metrics.rateLimitRefused('rest');
+      return problem(429, `rate limit of ${rate.limit} requests per minute exceeded`, { instance, headers: { ...rateHeaders, 'retry-after': String(rate.retryAfter) } });
+    }
+    const ctx = createContext({ db, auth, door: 'v3', logger, requestId: request.requestId });
+    return listExportAnswer(ctx, list, format, list.variables(searchParams), {
+      headers: rateHeaders,
+      refused: (failure) => {
+        const refusal = problemFromOutcome(failure, instance);
+        return { ...refusal, headers: { ...refusal.headers, ...rateHeaders } };
+      },
+    });
+  }
+
+  return {
+    name: 'exports',
+    matches: (pathname) => pathname.startsWith(`${EXPORTS_PREFIX}/`),
+    reject: (status, message, request) => problem(status, message, { instance: request.url.pathname + request.url.search }),
+    caller: async (request) => callerOf(await authenticate(request)),
+    routeOf: (request) => {
+      const named = exportOf(request.url.pathname);
+      return named && `${EXPORTS_PREFIX}/${named.list.name}.${named.format}`;
+    },
+    handle,
+  };
+}
