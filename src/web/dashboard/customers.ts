@@ -26,6 +26,7 @@ export async function customersPage(req: DashboardRequest): Promise<DoorResponse
   return searchListView(req, result, {
     title: 'Customers',
     path: '/admin/customers',
+    exportPath: '/admin/exports/customers',
     what: 'customers',
     q,
     hint: 'Words match the e-mail, names, phone numbers (written any way) and custom field values.',

@@ -146,6 +146,8 @@ interface SearchList<T> {
   /** Wraps the table and its pager (the returns list's live region). */
   region?(list: Html): Html;
   script?: string;
+  /** Where the whole search is exported (`/admin/exports/orders`): links to it with .csv and .jsonl, keeping the search, under the form. */
+  exportPath?: string;
 }
 
 /** A list with its search form on top: the rows and a next page link that keeps the search, or the refusal with the form as it was sent (400). */
@@ -166,8 +168,13 @@ ${list.filters ?? ''}<div><button type="submit">Search</button></div></form>`;
   const params = Object.entries({ ...list.keep, q: list.q, ...(endCursor ? { after: endCursor } : {}) }).filter(([, value]) => value !== '');
   const next = hasNextPage && endCursor ? html`<p class="pager"><a href="${list.path}?${new URLSearchParams(params).toString()}" rel="next">Next page</a></p>` : '';
   const table = html`${dataTable(list.title, list.columns, rows)}${next}`;
+  const search = new URLSearchParams(Object.entries({ ...list.keep, q: list.q }).filter(([, value]) => value !== '')).toString();
+  const exports = list.exportPath
+    ? html`<p class="exports">${searched ? `The ${list.what} this search finds` : `All ${list.what}`}, as a file: <a href="${list.exportPath}.csv?${search}" download>Export CSV</a>
+<a href="${list.exportPath}.jsonl?${search}" download>Export JSON Lines</a></p>`
+    : '';
   return view(req, 200, list.title, html`${form}
-${list.region ? list.region(table) : table}`, list.script);
+${exports}${list.region ? list.region(table) : table}`, list.script);
 }
 
 

@@ -27,6 +27,7 @@ export async function ordersPage(req: DashboardRequest): Promise<DoorResponse> {
   return searchListView(req, result, {
     title: 'Orders',
     path: '/admin/orders',
+    exportPath: '/admin/exports/orders',
     what: 'orders',
     q,
     hint: "Words match the order name, the merchant's order id, the shopper's e-mail, name and phone, tags, SKUs and titles.",

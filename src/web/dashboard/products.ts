@@ -30,6 +30,7 @@ export async function productsPage(req: DashboardRequest): Promise<DoorResponse>
   return searchListView(req, result, {
     title: 'Products',
     path: '/admin/products',
+    exportPath: '/admin/exports/products',
     what: 'products',
     q,
     hint: 'Words match the title, SKU, UPC and barcodes, vendor, tags and option values.',

@@ -13,6 +13,7 @@ import { orderPage, ordersPage } from './orders.ts';
 import { customerPage, customersPage, eraseCustomerData, exportCustomer } from './customers.ts';
 import { eraseStoreData, privacySettingsPage } from './privacy.ts';
 import { productPage, productsPage } from './products.ts';
+import { exportList } from './exports.ts';
 import { notFound, PageFailure, view, type DashboardRequest } from './kit.ts';
 
 type Params = Record<string, string>;
@@ -37,6 +38,7 @@ const ROUTES: DashboardRoute[] = [
   { method: 'POST', path: '/customers/:id/erase', handle: (req, { id }) => eraseCustomerData(req, id) },
   { method: 'GET', path: '/products', handle: productsPage },
   { method: 'GET', path: '/products/:id', handle: (req, { id }) => productPage(req, id) },
+  { method: 'GET', path: '/exports/:file', handle: (req, { file }) => exportList(req, file) },
   { method: 'GET', path: '/webhooks', handle: (req) => webhooksPage(req) },
   { method: 'POST', path: '/webhooks', handle: createWebhook },
   { method: 'GET', path: '/webhooks/:id', handle: (req, { id }) => webhookPage(req, id) },
