@@ -56,6 +56,11 @@ export function canApply(operation: ReturnOperation, status: ReturnStatus): bool
   return ALLOWED_FROM[operation].includes(status);
 }
 
+/** The operations a return in `status` takes, in ALLOWED_FROM's order: what a page may offer. */
+export function allowedOperations(status: ReturnStatus): ReturnOperation[] {
+  return (Object.keys(ALLOWED_FROM) as ReturnOperation[]).filter((operation) => canApply(operation, status));
+}
+
 function assertAllowed(operation: ReturnOperation, target: { label: string; status: ReturnStatus }): void {
   if (!canApply(operation, target.status)) {
     throw new UnprocessableState(`${target.label} is ${target.status}: ${operation} is not allowed in that status`);
@@ -66,11 +71,6 @@ function assertAllowed(operation: ReturnOperation, target: { label: string; stat
 
 /** What computing a returned line's amounts reads; usable as a Prisma `select` on ReturnItem. */
 export const ITEM_AMOUNT_SELECT = {
-/** The operations a return in `status` takes, in ALLOWED_FROM's order: what a page may offer. */
-export function allowedOperations(status: ReturnStatus): ReturnOperation[] {
-  return (Object.keys(ALLOWED_FROM) as ReturnOperation[]).filter((operation) => canApply(operation, status));
-}
-
   quantity: true,
   unitPrice: true,
   return: { select: { currency: true } },
@@ -203,16 +203,6 @@ export function itemRefundSplit(
   return { refund, tax, item: refund.minus(tax) };
 }
 
-// ---------------------------------------------------------------- facts about a return for reports
-
-/** A time as reads answer it (text) or as Prisma does (Date). */
-type Instant = Date | string;
-
-const time = (value: Instant) => new Date(value).getTime();
-
-/** When the return last changed after its creation; null while it is as created. */
-export function editedAtOf<T extends Instant>(ret: { createdAt: T; updatedAt: T }): T | null {
-  return time(ret.updatedAt) > time(ret.createdAt) ? ret.updatedAt : null;
 /** What processing records for one item: its refund or credit, nothing for the other outcomes and for a rejected item. */
 export interface ItemProcessing {
   itemId: string;
@@ -262,6 +252,16 @@ export function previewProcessing(
   return processingAmounts(ret.items, new Set(rejectItemIds));
 }
 
+// ---------------------------------------------------------------- facts about a return for reports
+
+/** A time as reads answer it (text) or as Prisma does (Date). */
+type Instant = Date | string;
+
+const time = (value: Instant) => new Date(value).getTime();
+
+/** When the return last changed after its creation; null while it is as created. */
+export function editedAtOf<T extends Instant>(ret: { createdAt: T; updatedAt: T }): T | null {
+  return time(ret.updatedAt) > time(ret.createdAt) ? ret.updatedAt : null;
 }
 
 /**

@@ -28,11 +28,11 @@ import {
   listReturns,
   processReturn,
   processReturnItems,
-  rejectReturn,
   allowedOperations,
   previewProcessing,
   type ProcessingAmounts,
   type ReturnOperation,
+  rejectReturn,
   removeReturnItems,
   resetReturn,
   returnItemAmounts,
@@ -348,7 +348,6 @@ export const ReturnStatusChange = builder.prismaObject('ReturnStatusChange', {
   }),
 });
 
-export const Return = builder.prismaNode('Return', {
 export const ReturnAction = builder.enumType('ReturnAction', {
   description: "An operation on a return; Return.allowedActions lists those its status allows (ReturnStatus's state machine)",
   values: {
@@ -392,6 +391,7 @@ const ReturnProcessingPreview = builder.objectRef<ProcessingAmounts & { currency
   }),
 });
 
+export const Return = builder.prismaNode('Return', {
   id: { field: 'id', description: 'The svc_id: 24 hex digits, object-id style; the REST id, and what node(id:) and return(id:) take' },
   nullable: true,
   description:
@@ -562,7 +562,6 @@ const ReturnProcessingPreview = builder.objectRef<ProcessingAmounts & { currency
       description: 'Store credit given when the return was processed: the sum of its CREDIT items; zero before processing and after a reset',
       resolve: (ret) => money(ret.totalStoreCredit, ret.currency)!,
     }),
-    asnRows: t.field({
     allowedActions: t.field({
       type: [ReturnAction],
       nullable: false,
@@ -580,6 +579,7 @@ const ReturnProcessingPreview = builder.objectRef<ProcessingAmounts & { currency
       select: { number: true, status: true, currency: true, items: { ...ITEMS_ON_RETURN, select: { id: true, outcome: true, ...ITEM_AMOUNT_SELECT } } },
       resolve: (ret, args) => ({ ...previewProcessing(ret, (args.rejectItemIds ?? []).map(String)), currency: ret.currency }),
     }),
+    asnRows: t.field({
       type: [ReturnAsnRow],
       nullable: false,
       description: 'One row per line item still on the return, as an advance shipping notice lists it',

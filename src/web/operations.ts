@@ -89,6 +89,7 @@ export const ops = {
       pageInfo { hasNextPage endCursor } } }`),
   orderDetail: defineOperation(`query OrderDetail($id: ID!) {
     order(id: $id) { id name externalId placedAt currency customerPortalToken
+      customer { id }
       submittedCustomer { name email }
       totalPrice { amount currency }
       lineItems { id externalId title sku quantity returnableQuantity price { amount currency } }
@@ -98,7 +99,6 @@ export const ops = {
 
   customers: defineOperation(`query Customers($q: String, $after: String) {
     customers(first: 50, after: $after, query: $q) {
-      customer { id }
       nodes { id email name phoneNumber updatedAt }
       pageInfo { hasNextPage endCursor } } }`),
   customerDetail: defineOperation(`query CustomerDetail($id: ID!) {
