@@ -72,10 +72,26 @@ export async function endSession(prisma: PrismaClient, token: string): Promise<v
   await prisma.merchantSession.deleteMany({ where: { tokenHash: hashSecret(token) } });
 }
 
-/** Compares a submitted CSRF token with the session's in constant time. */
+function xor(a: Buffer, b: Buffer): Buffer {
+  return Buffer.from(a.map((byte, i) => byte ^ b[i]));
+}
+
+/**
+ * The session's CSRF token as a page carries it: a fresh random pad, then the token XOR the
+ * pad (as Rails and Django mask theirs). No two pages carry the same string, so a compressed
+ * page that reflects a guess beside the token tells nothing by its length (BREACH).
+ */
+export function maskCsrfToken(token: string): string {
+  const bytes = Buffer.from(token);
+  const pad = crypto.randomBytes(bytes.length);
+  return Buffer.concat([pad, xor(bytes, pad)]).toString('base64url');
+}
+
+/** Whether a submitted (masked) CSRF token unmasks to the session's, compared in constant time. */
 export function sameCsrfToken(expected: string, submitted: string | undefined): boolean {
-  if (!submitted) return false;
-  const a = Buffer.from(expected);
-  const b = Buffer.from(submitted);
-  return a.length === b.length && crypto.timingSafeEqual(a, b);
+  if (!submitted || !/^[\w-]+$/.test(submitted)) return false;
+  const token = Buffer.from(expected);
+  const masked = Buffer.from(submitted, 'base64url');
+  if (masked.length !== 2 * token.length) return false;
+  return crypto.timingSafeEqual(xor(masked.subarray(token.length), masked.subarray(0, token.length)), token);
 }

@@ -1,5 +1,6 @@
 // Small, escaping HTML templates: every interpolated value is escaped unless it is
 // already Html, so a user string can never become markup.
+import { maskCsrfToken } from '../auth/merchantUsers.ts';
 export class Html {
   constructor(readonly value: string) {}
   toString(): string {
@@ -41,7 +42,7 @@ export function layout({ title, body, dashboard, script }: Layout): Html {
   const nav = dashboard
     ? html`<header class="bar"><strong>${dashboard.storeName}</strong>
 <nav aria-label="Dashboard"><a href="/admin/returns">Returns</a> <a href="/admin/orders">Orders</a> <a href="/admin/customers">Customers</a> <a href="/admin/products">Products</a> <a href="/admin/webhooks">Webhooks</a> <a href="/admin/settings/developer">Settings → Developer</a> <a href="/admin/settings/coverage">Settings → Coverage</a> <a href="/admin/settings/privacy">Settings → Privacy</a></nav>
-<form method="post" action="/admin/logout" class="inline"><input type="hidden" name="csrf" value="${dashboard.csrfToken}"><span>${dashboard.email}</span> <button type="submit">Sign out</button></form></header>`
+<form method="post" action="/admin/logout" class="inline">${csrfField(dashboard.csrfToken)}<span>${dashboard.email}</span> <button type="submit">Sign out</button></form></header>`
     : '';
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -49,8 +50,9 @@ export function layout({ title, body, dashboard, script }: Layout): Html {
 <body><a class="skip" href="#main">Skip to content</a>${nav}<main id="main" tabindex="-1"><h1>${title}</h1>${body}</main></body></html>`;
 }
 
+/** The session's CSRF token as a form field, masked afresh each time (maskCsrfToken: no page repeats another's). */
 export function csrfField(token: string): Html {
-  return html`<input type="hidden" name="csrf" value="${token}">`;
+  return html`<input type="hidden" name="csrf" value="${maskCsrfToken(token)}">`;
 }
 
 export function formatDate(value: unknown): string {

@@ -96,6 +96,37 @@ describe('CSRF', () => {
   });
 });
 
+describe('CSRF tokens against BREACH', () => {
+  // A compressed page that reflects what the address asked for beside the token tells, by its
+  // length, whether a guess matches the token's start; a token masked afresh for every page
+  // (a random pad, and the token XOR the pad) never repeats, so nothing can be learnt from it.
+  it('masks the token afresh in every form of every page, accepts each mask, and refuses a tampered one', async () => {
+    const client = await signedIn(server, storeA.storeId, 'masked@example.com');
+    const tokensOf = (text: string) => [...text.matchAll(/name="csrf" value="([^"]+)"/g)].map((match) => match[1]);
+    const first = tokensOf((await client.get('/admin/settings/developer?query=abc')).text);
+    const second = tokensOf((await client.get('/admin/settings/developer?query=abc')).text);
+    expect(first.length).toBeGreaterThanOrEqual(2);
+    expect(new Set([...first, ...second]).size).toBe(first.length + second.length);
+    const sessions = await server.db.prisma.merchantSession.findMany({ where: { user: { email: 'masked@example.com' } }, select: { csrfToken: true } });
+    expect(sessions).toHaveLength(1);
+    for (const { csrfToken } of sessions) for (const token of [...first, ...second]) expect(token).not.toContain(csrfToken);
+
+    const before = await server.db.prisma.apiClient.count();
+    for (const csrf of [first[1], second[1]]) {
+      const created = await client.post('/admin/settings/developer/api-clients', { csrf, name: 'masked', scopes: 'orders_read' });
+      expect(created.status).toBeLessThan(400);
+    }
+    expect(await server.db.prisma.apiClient.count()).toBe(before + 2);
+    const token = first[0];
+    const flipped = token.slice(0, 10) + (token[10] === 'A' ? 'B' : 'A') + token.slice(11);
+    for (const csrf of [flipped, token.slice(0, -2), `${token}AA`]) {
+      const refused = await client.post('/admin/settings/developer/api-clients', { csrf, name: 'tampered', scopes: 'orders_read' });
+      expect(refused.status).toBe(403);
+    }
+    expect(await server.db.prisma.apiClient.count()).toBe(before + 2);
+  });
+});
+
 describe('store isolation', () => {
   it("answers 404 for another store's ids in every dashboard URL, and changes nothing", async () => {
     const order = await createTestOrder(server.db, storeB.storeId);
