@@ -25,6 +25,7 @@ import {
   visit,
   BREAK,
 } from 'graphql';
+import { countSearchTerms } from '../domain/search/syntax.ts';
 import { badInput, badText, type InputIssue } from '../inputText.ts';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLArmorRejectCallback } from '@escape.tech/graphql-armor-types';
@@ -66,6 +67,27 @@ function pageSizeOf(field: FieldNode, variables: Variables): number {
   return DEFAULT_PAGE_SIZE;
 }
 
+/**
+ * What one search term costs, in objects: each is an index lookup over the store's documents
+ * (or a check of rows they found), the work of a few hundred rows, whatever page it fills.
+ */
+export const SEARCH_TERM_COST = 500;
+
+/**
+ * The terms of the searches a field is given: its `query:` argument, or a `query` member of an
+ * input object argument (a bulk action's `matching`), literal or through variables.
+ */
+function searchTermsOf(field: FieldNode, variables: Variables): number {
+  let terms = 0;
+  const visitValue = (value: unknown, name: string) => {
+    if (name === 'query' && typeof value === 'string') terms += countSearchTerms(value);
+    else if (Array.isArray(value)) for (const item of value) visitValue(item, '');
+    else if (value && typeof value === 'object') for (const [key, item] of Object.entries(value)) visitValue(item, key);
+  };
+  for (const arg of field.arguments ?? []) visitValue(valueFromASTUntyped(arg.value, variables), arg.name.value);
+  return terms;
+}
+
 function isConnection(type: GraphQLNamedType): boolean {
   return isObjectType(type) && type.name.endsWith('Connection') && 'pageInfo' in type.getFields();
 }
@@ -76,26 +98,38 @@ interface CostScope {
   variables: Variables;
 }
 
+interface Cost {
+  objects: number;
+  searchTerms: number;
+}
+
+const costOf = (cost: Cost) => cost.objects + cost.searchTerms * SEARCH_TERM_COST;
+
 /**
  * Cost of a selection on `parent`: each object-typed field costs 1 plus its own selection;
- * a connection costs its page size times the selection of one edge/node. Fragments are
- * expanded; a fragment cycle is a validation error elsewhere and is cut here.
+ * a connection costs its page size times the selection of one edge/node; each search term a
+ * field is given, SEARCH_TERM_COST (once per time the field runs). Fragments are expanded; a
+ * fragment cycle is a validation error elsewhere and is cut here.
  */
-function selectionCost(selection: SelectionSetNode | undefined, parent: GraphQLNamedType, scope: CostScope, seen: ReadonlySet<string>): number {
-  if (!selection) return 0;
-  let total = 0;
+function selectionCost(selection: SelectionSetNode | undefined, parent: GraphQLNamedType, scope: CostScope, seen: ReadonlySet<string>): Cost {
+  const total: Cost = { objects: 0, searchTerms: 0 };
+  if (!selection) return total;
+  const add = (cost: Cost, times = 1) => {
+    total.objects += cost.objects * times;
+    total.searchTerms += cost.searchTerms * times;
+  };
   for (const node of selection.selections) {
     if (node.kind === Kind.FRAGMENT_SPREAD) {
       const name = node.name.value;
       const fragment = scope.fragments.get(name);
       if (!fragment || seen.has(name)) continue;
       const on = scope.schema.getType(fragment.typeCondition.name.value) ?? parent;
-      total += selectionCost(fragment.selectionSet, on, scope, new Set([...seen, name]));
+      add(selectionCost(fragment.selectionSet, on, scope, new Set([...seen, name])));
       continue;
     }
     if (node.kind === Kind.INLINE_FRAGMENT) {
       const on = node.typeCondition ? (scope.schema.getType(node.typeCondition.name.value) ?? parent) : parent;
-      total += selectionCost(node.selectionSet, on, scope, seen);
+      add(selectionCost(node.selectionSet, on, scope, seen));
       continue;
     }
     if (!(isObjectType(parent) || isInterfaceType(parent))) continue;
@@ -107,13 +141,14 @@ function selectionCost(selection: SelectionSetNode | undefined, parent: GraphQLN
     // A connection's edges and nodes lists are its page: one element is counted here and
     // multiplied by the page size at the connection field. Other lists (options,
     // attributes) are short, fixed by the data model, and count as one element too.
-    total += 1 + (isConnection(named) ? pageSizeOf(node, scope.variables) : 1) * children;
+    add({ objects: 1, searchTerms: searchTermsOf(node, scope.variables) });
+    add(children, isConnection(named) ? pageSizeOf(node, scope.variables) : 1);
   }
   return total;
 }
 
-/** How many objects the operation of `document` that runs may return, at most. */
-export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Variables): number {
+/** How many objects the operation of `document` that runs may return, at most, and how many search terms it runs. */
+export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Variables): Cost {
   const fragments = new Map<string, FragmentDefinitionNode>();
   const operations: OperationDefinitionNode[] = [];
   for (const definition of document.definitions) {
@@ -121,9 +156,10 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, ope
     if (definition.kind === Kind.OPERATION_DEFINITION) operations.push(definition);
   }
   const operation = operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
-  if (!operation) return 0;
+  const none: Cost = { objects: 0, searchTerms: 0 };
+  if (!operation) return none;
   const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
-  return root ? selectionCost(operation.selectionSet, root, { schema, fragments, variables }, new Set()) : 0;
+  return root ? selectionCost(operation.selectionSet, root, { schema, fragments, variables }, new Set()) : none;
 }
 
 /** The envelop plugins of /v3/graphql that enforce `limits`. */
@@ -160,13 +196,16 @@ export function graphqlLimitPlugins(limits: GraphQLLimits): Plugin[] {
   const cost: Plugin = {
     onExecute({ args, setResultAndStopExecution }) {
       const variables = (args.variableValues ?? undefined) as Variables;
-      const objects = operationCost(args.schema, args.document, args.operationName, variables);
-      if (objects > limits.maxCost) {
+      const cost = operationCost(args.schema, args.document, args.operationName, variables);
+      const total = costOf(cost);
+      if (total > limits.maxCost) {
+        const searches = cost.searchTerms > 0 ? ` and runs ${cost.searchTerms} search terms (${SEARCH_TERM_COST} each): ${total}` : '';
+        const advice = cost.searchTerms > 0 ? 'fewer search terms or aliases of a search, smaller pages (first/last)' : 'smaller pages (first/last)';
         setResultAndStopExecution({
           errors: [
             limitError(
               'QUERY_TOO_COSTLY',
-              `the query may return ${objects} objects, above the limit of ${limits.maxCost}; ask for smaller pages (first/last) or fewer nested connections`,
+              `the query may return ${cost.objects} objects${searches}, above the limit of ${limits.maxCost}; ask for ${advice} or fewer nested connections`,
             ),
           ],
         });

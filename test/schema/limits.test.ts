@@ -75,6 +75,23 @@ describe('GraphQL request limits', () => {
     expect((await graphql(server, store.secret, byVariable, { n: 10 })).errors).toBeUndefined();
   });
 
+  it('counts every search term of every alias, and refuses 10 aliases of 30 terms before a statement runs', async () => {
+    const terms = Array.from({ length: 30 }, () => 'ab').join(' ');
+    const one = await graphql(server, store.secret, `{ inventoryLevels(query: "${terms}") { nodes { id } } }`);
+    expect(one.errors?.[0]?.extensions?.code).not.toBe('QUERY_TOO_COSTLY');
+    const statements: string[] = [];
+    const stop = server.db.onStatement(({ sql }) => statements.push(sql));
+    try {
+      const aliases = Array.from({ length: 10 }, (_, i) => `a${i}: inventoryLevels(query: "${terms}") { nodes { id } }`).join(' ');
+      const { errors } = await refused(`{ ${aliases} }`);
+      expect(errors[0].extensions?.code).toBe('QUERY_TOO_COSTLY');
+      expect(errors[0].message).toMatch(/300 search terms/);
+    } finally {
+      stop();
+    }
+    expect(statements.filter((sql) => /InventoryLevel|searchText/.test(sql))).toEqual([]);
+  });
+
   it('counts fragments like the fields they stand for', async () => {
     const query = `fragment Items on InboundShipment { items(first: 100) { nodes { product { id } } } }
       { a: inboundShipments(first: 100) { nodes { ...Items } } b: inboundShipments(first: 100) { nodes { ...Items } }

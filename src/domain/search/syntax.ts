@@ -132,6 +132,20 @@ function unescape(text: string): string {
 }
 
 /**
+ * How many terms `query` holds, for what an operation costs (src/schema/limits.ts) before any
+ * of it runs; 0 for a query the parser refuses, which never reaches the database.
+ */
+export function countSearchTerms(query: string): number {
+  if (query.length > SEARCH_LIMITS.length) return 0;
+  try {
+    return tokenize(query).filter((t) => t.type === 'term').length;
+  } catch (error) {
+    if (error instanceof Invalid) return 0;
+    throw error;
+  }
+}
+
+/**
  * The query as a tree, or null when it holds no term (blank). Refuses, naming the place, a quote
  * never closed, a parenthesis unbalanced, an OR or NOT with nothing beside it, and a query over
  * the limits.
