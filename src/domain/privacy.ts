@@ -385,7 +385,7 @@ export const PERSONAL_DATA: Record<string, Record<string, ColumnHandling>> = {
 const PERSONAL_NON_TEXT: Record<string, string[]> = { CustomFieldValue: ['numberValue', 'booleanValue', 'dateValue'] };
 
 /** The personal columns of each table, as the members of an audit entry's `changes` they become. */
-function personalColumnsByTable(): Record<string, string[]> {
+export function personalColumnsByTable(): Record<string, string[]> {
   return Object.fromEntries(
     Object.entries(PERSONAL_DATA).map(([table, columns]) => [
       table,

@@ -2,12 +2,17 @@
 // object (with its parts), actor, operation and time, read with audit_read. The entries are
 // written by the database (src/domain/audit.ts); what the schema adds is the name of the
 // operation that wrote them: each root mutation field names itself in the request scope as
-// it starts, whichever door runs it.
+// it starts, whichever door runs it; and it hides a customer's, an order's or a return's
+// personal values (the columns erasure treats, domain/privacy.ts) from a caller without that
+// record's read scope, which would otherwise read through the trail what the record's own
+// queries refuse it.
 import { defaultFieldResolver, type GraphQLSchema } from 'graphql';
 import { AUDITED_KINDS, auditEntryWhere, type AuditActorKind as ActorKind } from '../domain/audit.ts';
+import { personalColumnsByTable } from '../domain/privacy.ts';
+import type { Scope } from '../auth/scopes.ts';
 import { nameOperation } from '../requestScope.ts';
 import { builder } from './builder.ts';
-import { storeIdOf } from './context.ts';
+import { storeIdOf, type GraphQLContext } from './context.ts';
 import { keysetConnection } from './keyset.ts';
 
 /** `OrderLineItem` -> `ORDER_LINE_ITEM`. */
@@ -75,6 +80,22 @@ interface AuditChangeShape {
   field: string;
   before: unknown;
   after: unknown;
+  hidden: boolean;
+}
+
+/** What a value the caller may not read shows instead (as the trigger shows a secret). */
+const HIDDEN = '[hidden]';
+
+/** The records whose personal values take their read scope: an entry of one, or of one of its parts (a return's note), shows them only to a holder of it. */
+const READ_SCOPE: Record<string, Scope> = { Customer: 'customers_read', Order: 'orders_read', Return: 'returns_read' };
+
+const PERSONAL_COLUMNS = new Map(Object.entries(personalColumnsByTable()).map(([table, columns]) => [table, new Set(columns)]));
+
+/** The personal columns of the entry's record that the caller may not read: none when it holds the read scope of the record (or of the record it is a part of). */
+function hiddenColumns(entry: { objectKind: string; parentKind: string | null }, ctx: GraphQLContext): ReadonlySet<string> {
+  const scope = READ_SCOPE[entry.parentKind ?? entry.objectKind];
+  if (scope === undefined || ctx.auth?.scopes.has(scope)) return new Set();
+  return PERSONAL_COLUMNS.get(entry.objectKind) ?? new Set();
 }
 
 const AuditChange = builder.objectRef<AuditChangeShape>('AuditChange').implement({
@@ -84,10 +105,24 @@ const AuditChange = builder.objectRef<AuditChangeShape>('AuditChange').implement
     before: t.field({
       type: 'JSON',
       nullable: true,
-      description: 'Its value before the change; null when it was null, and on an INSERT. Amounts are exact decimals, times UTC without a zone; a secret is "[hidden]"',
+      description:
+        'Its value before the change; null when it was null, and on an INSERT. Amounts are exact decimals, times UTC without a zone; a secret is "[hidden]", ' +
+        'and so is a personal value the caller may not read (see `hidden`)',
       resolve: (c) => c.before ?? null,
     }),
-    after: t.field({ type: 'JSON', nullable: true, description: 'Its value after the change; null when it became null, and on a DELETE', resolve: (c) => c.after ?? null }),
+    after: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'Its value after the change; null when it became null, and on a DELETE; "[hidden]" as `before` is',
+      resolve: (c) => c.after ?? null,
+    }),
+    hidden: t.exposeBoolean('hidden', {
+      nullable: false,
+      description:
+        "True when the column holds personal data (an e-mail, a name, a phone number, an address, a shopper's words) of a customer, an order or a return, " +
+        'or of one of their parts, and the caller lacks that record\'s read scope (customers_read, orders_read, returns_read): its values, but a null, ' +
+        'are then "[hidden]", as the record\'s own queries would refuse them',
+    }),
   }),
 });
 
@@ -123,8 +158,18 @@ export const AuditEntry = builder.prismaObject('AuditEntry', {
     changes: t.field({
       type: [AuditChange],
       nullable: false,
-      description: 'The columns the change set, each with its value before and after (updatedAt and the search document are left out)',
-      resolve: (e) => Object.entries(e.changes as StoredChanges).map(([field, value]) => ({ field, before: value.before, after: value.after })),
+      description:
+        'The columns the change set, each with its value before and after (updatedAt and the search document are left out). ' +
+        "A customer's, an order's or a return's personal values show only to a caller that also holds that record's read scope (see AuditChange.hidden)",
+      resolve: (e, _args, ctx) => {
+        const hidden = hiddenColumns(e, ctx);
+        const shown = (value: unknown) => (value === null || value === undefined ? null : HIDDEN);
+        return Object.entries(e.changes as StoredChanges).map(([field, value]) =>
+          hidden.has(field)
+            ? { field, before: shown(value.before), after: shown(value.after), hidden: true }
+            : { field, before: value.before, after: value.after, hidden: false },
+        );
+      },
     }),
   }),
 });
@@ -154,7 +199,8 @@ builder.queryField('auditEntries', (t) =>
       nullable: false,
       description:
         "The store's audit trail, newest first (by id): every change of its data by any door, job or direct SQL, kept for AUDIT_RETENTION_DAYS " +
-        '(365 by default). Pages are stable while changes are recorded. Needs audit_read.',
+        '(365 by default). Pages are stable while changes are recorded. Needs audit_read; the personal values of customers, orders and returns ' +
+        'also need customers_read, orders_read or returns_read (AuditChange.hidden).',
       authScopes: { scope: 'audit_read' },
       args: {
         object: t.arg({

@@ -199,6 +199,54 @@ describe('auditEntries', () => {
     expect(all.nodes.map((e) => Number(e.id))).toEqual([...all.nodes.map((e) => Number(e.id))].sort((a, b) => b - a));
   });
 
+  it("shows a customer's, an order's or a return's personal values only to a caller that may read that record", async () => {
+    const audited = await createTestStore(server.db, { name: 'Personal data store' });
+    const upsert = await call(server, 'PUT', `/v2.2/stores/${audited.storeId}/customers`, {
+      secret: audited.secret,
+      body: { email: 'private@example.com', firstName: 'Priya' },
+    });
+    expect(upsert.status).toBe(201);
+    const order = await createTestOrder(server.db, audited.storeId, { customerEmail: 'private@example.com' });
+    const ret = await insertTestReturn(server.db, audited.storeId, order);
+    const noted = await v3(audited.secret, `mutation($id: ID!) { returnNoteAdd(id: $id, content: "Priya says the box was wet") { id } }`, { id: ret.id });
+    expect(noted.errors).toBeUndefined();
+    await v3(audited.secret, `mutation($id: ID!) { returnFlag(id: $id) { id } }`, { id: ret.id });
+
+    const FIELDS = 'object { kind } parent { kind } changes { field before after hidden }';
+    type Seen = { object: { kind: string }; parent: { kind: string } | null; changes: { field: string; before: unknown; after: unknown; hidden: boolean }[] };
+    const entries = async (scopes: string[]) => {
+      const reader = await addApiClient(server.db, audited.storeId, scopes);
+      const answer = await v3(reader.secret, `{ auditEntries(first: 100) { nodes { ${FIELDS} } } }`);
+      expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+      return (answer.data!.auditEntries as { nodes: Seen[] }).nodes;
+    };
+    const value = (seen: Seen[], kind: string, field: string) => {
+      const found = seen.find((e) => e.object.kind === kind && e.changes.some((c) => c.field === field && c.after !== null));
+      const column = found?.changes.find((c) => c.field === field);
+      return column && { after: column.after, hidden: column.hidden };
+    };
+    const HIDDEN = { after: '[hidden]', hidden: true };
+
+    const auditOnly = await entries(['audit_read']);
+    expect(value(auditOnly, 'CUSTOMER', 'email')).toEqual(HIDDEN);
+    expect(value(auditOnly, 'CUSTOMER', 'firstName')).toEqual(HIDDEN);
+    expect(value(auditOnly, 'ORDER', 'customerEmail')).toEqual(HIDDEN);
+    expect(value(auditOnly, 'RETURN_NOTE', 'content')).toEqual(HIDDEN);
+    expect(JSON.stringify(auditOnly)).not.toMatch(/private@example\.com|Priya/);
+    // What is not personal stays readable: the order's number, the return's status.
+    expect(value(auditOnly, 'ORDER', 'name')).toEqual({ after: order.name, hidden: false });
+    expect(auditOnly.find((e) => e.object.kind === 'RETURN' && e.changes.some((c) => c.field === 'status' && c.after === 'flagged'))).toBeDefined();
+
+    const withCustomers = await entries(['audit_read', 'customers_read']);
+    expect(value(withCustomers, 'CUSTOMER', 'email')).toEqual({ after: 'private@example.com', hidden: false });
+    expect(value(withCustomers, 'ORDER', 'customerEmail')).toEqual(HIDDEN);
+    expect(value(withCustomers, 'RETURN_NOTE', 'content')).toEqual(HIDDEN);
+
+    const everything = await entries(['audit_read', 'customers_read', 'orders_read', 'returns_read']);
+    expect(value(everything, 'ORDER', 'customerEmail')).toEqual({ after: 'private@example.com', hidden: false });
+    expect(value(everything, 'RETURN_NOTE', 'content')).toEqual({ after: 'Priya says the box was wet', hidden: false });
+  });
+
   it('refuses an unknown object kind and a malformed cursor as bad input', async () => {
     const kind = await v3(store.secret, `{ auditEntries(first: 1, object: { kind: ORDERS, id: "x" }) { nodes { id } } }`);
     expect(kind.errors?.[0].message).toMatch(/ORDERS/);
