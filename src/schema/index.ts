@@ -21,6 +21,7 @@ import './inventoryItems.ts';
 import './coverage.ts';
 import './invoices.ts';
 import './storefront.ts';
+import './overview.ts';
 import './subscriptions.ts';
 import './privacy.ts';
 import { nameMutations } from './audit.ts';

@@ -63,27 +63,49 @@ function exactField(name: string, help: string, where: (value: string, storeId: 
   return equalityField(name, 'exact', help, where);
 }
 
+type DateRange = { gte?: Date; gt?: Date; lt?: Date; lte?: Date; equals?: Date };
+
 /** `2026-11-01` (that whole day, UTC) or an ISO 8601 time; `>` a day means after it. */
+function dateRange(name: string, value: string, comparison: Comparison, term: string): DateRange {
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const start = new Date(day ? `${value}T00:00:00.000Z` : value);
+  if (Number.isNaN(start.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
+    refuse(term, `${name} takes a date (2026-11-01) or an ISO 8601 time (2026-11-01T09:30:00Z)`);
+  }
+  const end = day ? new Date(start.getTime() + 86_400_000) : start;
+  return {
+    '=': day ? { gte: start, lt: end } : { equals: start },
+    '>': day ? { gte: end } : { gt: start },
+    '>=': { gte: start },
+    '<': { lt: start },
+    '<=': day ? { lt: end } : { lte: start },
+  }[comparison];
+}
+
 function dateField(name: string, column: string, help: string): SearchField {
+  return { name, kind: 'date', help, where: (value, comparison, term) => ({ [column]: dateRange(name, value, comparison, term) }) };
+}
+
+/**
+ * A complete return by its closedAt, the time of its last change to complete: it has such a
+ * change in the range and none after the range (a return completed, reset and completed again
+ * belongs to its last completion only).
+ */
+function closedAtField(name: string, help: string): SearchField {
   return {
     name,
     kind: 'date',
     help,
     where: (value, comparison, term) => {
-      const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
-      const start = new Date(day ? `${value}T00:00:00.000Z` : value);
-      if (Number.isNaN(start.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
-        refuse(term, `${name} takes a date (2026-11-01) or an ISO 8601 time (2026-11-01T09:30:00Z)`);
-      }
-      const end = day ? new Date(start.getTime() + 86_400_000) : start;
-      const range = {
-        '=': day ? { gte: start, lt: end } : { equals: start },
-        '>': day ? { gte: end } : { gt: start },
-        '>=': { gte: start },
-        '<': { lt: start },
-        '<=': day ? { lt: end } : { lte: start },
-      }[comparison];
-      return { [column]: range };
+      const range = dateRange(name, value, comparison, term);
+      const upper = range.lt ? { gte: range.lt } : range.lte ? { gt: range.lte } : range.equals ? { gt: range.equals } : undefined;
+      return {
+        status: { in: ['complete'] },
+        AND: [
+          { statusChanges: { some: { toStatus: 'complete', createdAt: range } } },
+          ...(upper ? [{ statusChanges: { none: { toStatus: 'complete', createdAt: upper } } }] : []),
+        ],
+      };
     },
   };
 }
@@ -200,6 +222,7 @@ const RETURN_FIELDS: SearchField[] = [
   choiceField('type', 'the type', RETURN_TYPES, 'type'),
   dateField('created_at', 'createdAt', 'when the return was made'),
   dateField('updated_at', 'updatedAt', 'when it last changed'),
+  closedAtField('closed_at', 'when a complete return was last completed (closedAt)'),
 ];
 
 const CUSTOMER_FIELDS: SearchField[] = [

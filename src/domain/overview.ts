@@ -1,0 +1,212 @@
+// The returns overview of a store for a period: what awaits action now (by status and by age),
+// returns opened and completed per day, the return rate overall and of the SKUs returned most
+// for what was sold, reasons ranked, money refunded, credited and charged per day, and the
+// median time from opening to completion. PostgreSQL aggregates every figure (four statements,
+// each answering a few dozen rows at most); no record reaches this process.
+//
+// Definitions (each the set the dashboard's links search, src/domain/search/kinds.ts):
+// - days are UTC days; the period is [from, to);
+// - needing action: a return in a status it can still be processed from (ALLOWED_FROM.process),
+//   aged by whole days since it was opened, as of `now`, whatever the period;
+// - opened: returns created in the period, deleted ones left out (as the returns list leaves them);
+// - completed: returns complete now whose last change to complete (their closedAt) falls in the
+//   period; their refund and store credit count on that day, their open-to-complete time in the median;
+// - return rate: units on the items of returns opened in the period (not rejected or deleted, items
+//   not removed) over units on the lines of orders placed in the period, by the item's SKU;
+// - reasons: units and returns per item reason, over returns opened in the period but deleted ones;
+// - fees: the store's RETURN_PROCESSING_FEE invoice items that occurred in the period.
+import type { ReturnStatus } from '../generated/prisma/client.ts';
+import { Invalid } from './errors.ts';
+import { ALLOWED_FROM } from './returns.ts';
+import type { Db, Tx } from './tx.ts';
+
+/** Statuses whose returns still await the merchant. */
+export const NEEDING_ACTION: readonly ReturnStatus[] = ALLOWED_FROM.process;
+
+/** Longest period one overview covers: a year and a day (a leap year's days, the partial first one). */
+export const MAX_OVERVIEW_DAYS = 367;
+
+export type AgeBucket = 'DAYS_0_2' | 'DAYS_3_7' | 'DAYS_8_PLUS';
+
+/** Each bucket's whole days since opening: from `minDays` to `maxDays` (null: no end). */
+export const AGE_BUCKETS: readonly { bucket: AgeBucket; minDays: number; maxDays: number | null }[] = [
+  { bucket: 'DAYS_0_2', minDays: 0, maxDays: 2 },
+  { bucket: 'DAYS_3_7', minDays: 3, maxDays: 7 },
+  { bucket: 'DAYS_8_PLUS', minDays: 8, maxDays: null },
+];
+
+export interface ReturnsOverview {
+  from: Date;
+  to: Date;
+  now: Date;
+  needingAction: {
+    total: number;
+    byStatus: { status: ReturnStatus; count: number }[];
+    byAge: { bucket: AgeBucket; minDays: number; maxDays: number | null; count: number }[];
+  };
+  /** Every UTC day of the period, oldest first. */
+  days: { day: string; opened: number; completed: number }[];
+  /** Per currency: the period's sums and every day's (amounts as exact decimal text). */
+  amounts: { currency: string; refunded: string; storeCredit: string; fees: string; days: { day: string; refunded: string; storeCredit: string; fees: string }[] }[];
+  returnRate: {
+    unitsOrdered: number;
+    unitsReturned: number;
+    /** unitsReturned / unitsOrdered; null when nothing was ordered. */
+    rate: number | null;
+    /** The ten SKUs sold in the period with the highest rate (returned units first on ties). */
+    top: { sku: string; title: string | null; unitsOrdered: number; unitsReturned: number; rate: number }[];
+  };
+  reasons: { reason: string | null; units: number; returns: number }[];
+  completion: { completed: number; medianSeconds: number | null };
+}
+
+const DAY_MS = 86_400_000;
+
+function checkPeriod(from: Date, to: Date): void {
+  if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) throw new Invalid('from and to must be times', { path: 'from' });
+  if (to <= from) throw new Invalid('to must be after from', { path: 'to' });
+  if (to.getTime() - from.getTime() > MAX_OVERVIEW_DAYS * DAY_MS) throw new Invalid(`the period is at most ${MAX_OVERVIEW_DAYS} days`, { path: 'to' });
+}
+
+// Timestamps are `timestamp(3)` holding UTC: parameters go in as ISO text cast to timestamp
+// (the zone suffix is ignored by that cast), so no session time zone is involved.
+const FROM = '$2::timestamp';
+const TO = '$3::timestamp';
+
+/** The returns awaiting action, counted by status and age bucket ($2 = now, $3 = statuses). */
+const NEEDING_ACTION_SQL = `
+SELECT "status"::text AS "status",
+       CASE WHEN "createdAt" > $2::timestamp - interval '3 days' THEN 'DAYS_0_2'
+            WHEN "createdAt" > $2::timestamp - interval '8 days' THEN 'DAYS_3_7'
+            ELSE 'DAYS_8_PLUS' END AS "bucket",
+       count(*)::int AS "count"
+FROM "Return"
+WHERE "storeId" = $1 AND "status" = ANY($3::"ReturnStatus"[])
+GROUP BY 1, 2`;
+
+/**
+ * The returns completed in the period: complete now, with a change to complete in it and none
+ * after it (so the period holds their last one, their closedAt).
+ */
+const COMPLETED_CTE = `
+completed AS (
+  SELECT r."id", r."createdAt", c."at", r."totalRefund", r."totalStoreCredit", r."currency"
+  FROM (SELECT "returnId", max("createdAt") AS "at" FROM "ReturnStatusChange"
+        WHERE "toStatus" = 'complete' AND "createdAt" >= ${FROM} AND "createdAt" < ${TO} GROUP BY 1) AS c
+  JOIN "Return" AS r ON r."id" = c."returnId"
+  WHERE r."storeId" = $1 AND r."status" = 'complete'
+    AND NOT EXISTS (SELECT 1 FROM "ReturnStatusChange" AS later
+                    WHERE later."returnId" = r."id" AND later."toStatus" = 'complete' AND later."createdAt" >= ${TO})
+)`;
+
+const day = (column: string) => `to_char(date_trunc('day', ${column}), 'YYYY-MM-DD')`;
+
+/** Opened and completed per day, the median open-to-complete time, and the money per day and currency. */
+const DAYS_SQL = `
+WITH ${COMPLETED_CTE},
+opened AS (
+  SELECT ${day('"createdAt"')} AS "day", count(*)::int AS "n" FROM "Return"
+  WHERE "storeId" = $1 AND "createdAt" >= ${FROM} AND "createdAt" < ${TO} AND "status" <> 'deleted' GROUP BY 1
+),
+closed AS (SELECT ${day('"at"')} AS "day", count(*)::int AS "n" FROM completed GROUP BY 1),
+money AS (
+  SELECT ${day('"at"')} AS "day", "currency", sum("totalRefund") AS "refunded", sum("totalStoreCredit") AS "storeCredit", 0::numeric AS "fees"
+  FROM completed GROUP BY 1, 2
+  UNION ALL
+  SELECT ${day('ii."occurredAt"')}, i."currency", 0, 0, sum(ii."amount")
+  FROM "Invoice" AS i JOIN "InvoiceItem" AS ii ON ii."invoiceId" = i."id"
+  WHERE i."storeId" = $1 AND ii."kind" = 'RETURN_PROCESSING_FEE' AND ii."occurredAt" >= ${FROM} AND ii."occurredAt" < ${TO}
+  GROUP BY 1, 2
+),
+money_days AS (
+  SELECT "currency", "day", sum("refunded") AS "refunded", sum("storeCredit") AS "storeCredit", sum("fees") AS "fees" FROM money GROUP BY 1, 2
+)
+SELECT
+  (SELECT coalesce(json_agg(json_build_object('day', d."day", 'opened', coalesce(o."n", 0), 'completed', coalesce(c."n", 0)) ORDER BY d."day"), '[]')
+   FROM (SELECT ${day('g')} AS "day" FROM generate_series(date_trunc('day', ${FROM}), ${TO} - interval '1 millisecond', interval '1 day') AS g) AS d
+   LEFT JOIN opened AS o ON o."day" = d."day" LEFT JOIN closed AS c ON c."day" = d."day") AS "days",
+  (SELECT coalesce(json_agg(m ORDER BY m."currency"), '[]')
+   FROM (SELECT "currency", sum("refunded")::text AS "refunded", sum("storeCredit")::text AS "storeCredit", sum("fees")::text AS "fees",
+                json_agg(json_build_object('day', "day", 'refunded', "refunded"::text, 'storeCredit', "storeCredit"::text, 'fees', "fees"::text) ORDER BY "day") AS "days"
+         FROM money_days GROUP BY 1) AS m) AS "amounts",
+  (SELECT count(*)::int FROM completed) AS "completed",
+  (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM "at" - "createdAt")) FROM completed)::float8 AS "medianSeconds"`;
+
+/** SKU of a returned item: its own (an imported item's) or its order line's. */
+const RETURNED_ITEMS = `
+  FROM "Return" AS r JOIN "ReturnItem" AS i ON i."returnId" = r."id" LEFT JOIN "OrderLineItem" AS l ON l."id" = i."orderLineItemId"
+  WHERE r."storeId" = $1 AND r."createdAt" >= ${FROM} AND r."createdAt" < ${TO} AND i."removedAt" IS NULL`;
+
+const RETURN_RATE_SQL = `
+WITH ordered AS (
+  SELECT l."sku", min(l."title") AS "title", sum(l."quantity")::bigint AS "units"
+  FROM "Order" AS o JOIN "OrderLineItem" AS l ON l."orderId" = o."id"
+  WHERE o."storeId" = $1 AND o."placedAt" >= ${FROM} AND o."placedAt" < ${TO}
+  GROUP BY 1
+),
+returned AS (
+  SELECT coalesce(i."sku", l."sku") AS "sku", sum(i."quantity")::bigint AS "units"
+  ${RETURNED_ITEMS} AND r."status" NOT IN ('rejected', 'deleted')
+  GROUP BY 1
+)
+SELECT (SELECT coalesce(sum("units"), 0)::float8 FROM ordered) AS "unitsOrdered",
+       (SELECT coalesce(sum("units"), 0)::float8 FROM returned) AS "unitsReturned",
+       (SELECT coalesce(json_agg(t ORDER BY t."rate" DESC, t."unitsReturned" DESC, t."sku"), '[]') FROM (
+          SELECT o."sku", o."title", o."units" AS "unitsOrdered", r."units" AS "unitsReturned", r."units"::float8 / o."units" AS "rate"
+          FROM ordered AS o JOIN returned AS r ON r."sku" = o."sku"
+          WHERE o."sku" IS NOT NULL AND o."units" > 0
+          ORDER BY 5 DESC, 4 DESC, 1 LIMIT 10) AS t) AS "top"`;
+
+const REASONS_SQL = `
+SELECT i."reason", sum(i."quantity")::int AS "units", count(DISTINCT r."id")::int AS "returns"
+${RETURNED_ITEMS} AND r."status" <> 'deleted'
+GROUP BY 1 ORDER BY 2 DESC, 3 DESC, 1 NULLS LAST`;
+
+interface DaysRow {
+  days: { day: string; opened: number; completed: number }[];
+  amounts: ReturnsOverview['amounts'];
+  completed: number;
+  medianSeconds: number | null;
+}
+
+interface RateRow {
+  unitsOrdered: number;
+  unitsReturned: number;
+  top: ReturnsOverview['returnRate']['top'];
+}
+
+export async function returnsOverview(db: Db | Tx, storeId: string, period: { from: Date; to: Date }, now = new Date()): Promise<ReturnsOverview> {
+  const { from, to } = period;
+  checkPeriod(from, to);
+  const range = [storeId, from.toISOString(), to.toISOString()];
+  // Independent statements: on a pool they run side by side, each on its own connection.
+  const [waiting, [daysRow], [rateRow], reasons] = await Promise.all([
+    db.$queryRawUnsafe<{ status: ReturnStatus; bucket: AgeBucket; count: number }[]>(NEEDING_ACTION_SQL, storeId, now.toISOString(), NEEDING_ACTION),
+    db.$queryRawUnsafe<DaysRow[]>(DAYS_SQL, ...range),
+    db.$queryRawUnsafe<RateRow[]>(RETURN_RATE_SQL, ...range),
+    db.$queryRawUnsafe<{ reason: string | null; units: number; returns: number }[]>(REASONS_SQL, ...range),
+  ]);
+  const countWhere = (keep: (row: (typeof waiting)[number]) => boolean) => waiting.filter(keep).reduce((sum, row) => sum + row.count, 0);
+  const unitsOrdered = Number(rateRow.unitsOrdered);
+  const unitsReturned = Number(rateRow.unitsReturned);
+  return {
+    from,
+    to,
+    now,
+    needingAction: {
+      total: countWhere(() => true),
+      byStatus: NEEDING_ACTION.map((status) => ({ status, count: countWhere((row) => row.status === status) })),
+      byAge: AGE_BUCKETS.map((age) => ({ ...age, count: countWhere((row) => row.bucket === age.bucket) })),
+    },
+    days: daysRow.days,
+    amounts: daysRow.amounts,
+    returnRate: {
+      unitsOrdered,
+      unitsReturned,
+      rate: unitsOrdered > 0 ? unitsReturned / unitsOrdered : null,
+      top: rateRow.top.map((t) => ({ ...t, unitsOrdered: Number(t.unitsOrdered), unitsReturned: Number(t.unitsReturned) })),
+    },
+    reasons,
+    completion: { completed: daysRow.completed, medianSeconds: daysRow.medianSeconds },
+  };
+}
