@@ -17,6 +17,9 @@
 //     piece of a name, an accent-folded first name)                            p95 <= 50 ms
 //   unselective searches (a common fragment, a common word, a month of one status)
 //                                                                              p95 <= 200 ms
+//   searches no index can narrow or that once grew with their terms (issue 42: -mug, zz,
+//     sam7 zz, ten 2-letter words, 10/20/30 short terms, ten aliases of a 30-term search), each
+//     answered or refused (the refusal's code checked) within                   p95 <= 200 ms
 //   a deep page: page 40 of returns(query: "status:complete"), reached by following
 //     endCursor, must cost what page 1 costs (keyset pagination: flat, not OFFSET): its p50
 //     within 1.5x (or 2 ms) of page 1's
@@ -92,8 +95,8 @@ const DAY_MS = 86_400_000;
 /** The longest one seeding statement may take (the rebuild of 1,000,000 orders and returns took 5 minutes on a loaded 2-core machine). */
 const SEED_STATEMENT_TIMEOUT_MIN = 30;
 
-type Kind = 'exact' | 'selective' | 'unselective' | 'deep';
-const TARGET_MS: Record<Exclude<Kind, 'deep'>, number> = { exact: 10, selective: 50, unselective: 200 };
+type Kind = 'exact' | 'selective' | 'unselective' | 'bounded' | 'deep';
+const TARGET_MS: Record<Exclude<Kind, 'deep'>, number> = { exact: 10, selective: 50, unselective: 200, bounded: 200 };
 
 interface HttpRequest {
   method: 'GET' | 'POST';
@@ -115,6 +118,10 @@ interface Query {
   page?: number;
   /** For a deep page: the label of its page 1. */
   firstPageOf?: string;
+  /** The code of the GraphQL error it may be refused with instead (then timed as refused). */
+  refusal?: string;
+  /** Refused before a statement of its search runs (the cost limit): checked on the plans' capture. */
+  refusedBeforeRunning?: boolean;
 }
 
 interface Credentials {
@@ -356,6 +363,47 @@ function queries(credentials: Credentials, t: Targets): Query[] {
     search('returns', 'status:complete', 'deep', { page: DEEP_PAGE, firstPageOf: 'returns(query: "status:complete")' }),
     statusPage(),
     statusPage(DEEP_PAGE),
+    ...boundedQueries(t, graphql, search),
+  ];
+}
+
+/** Two letters apart: `count` different words of 2 letters (ab, ac, ...). */
+const twoLetterWords = (count: number) => Array.from({ length: count }, (_, i) => `${String.fromCharCode(97 + Math.floor(i / 25))}${String.fromCharCode(98 + (i % 25))}`);
+
+/** Issue 42's searches: each is answered or refused (BAD_USER_INPUT, or the cost limit's code) within 200 ms. */
+function boundedQueries(
+  t: Targets,
+  graphql: (document: string, variables: Record<string, unknown>) => HttpRequest,
+  search: (field: keyof typeof NODES, text: string, kind: Kind, extra?: Partial<Query>) => Query,
+): Query[] {
+  const refusable = { refusal: 'BAD_USER_INPUT' };
+  const levels = (text: string): Query => ({
+    label: `inventoryLevels(query: ${JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)})`,
+    kind: 'bounded',
+    search: true,
+    ...refusable,
+    request: () => graphql(`query Levels($q: String!) { inventoryLevels(query: $q, first: ${PAGE}) { nodes { id } } }`, { q: text }),
+    read: (body: unknown) => ({ nodes: (body as GraphQLAnswer).data?.inventoryLevels?.nodes?.length ?? 0 }),
+  });
+  const thirtyAb = Array.from({ length: 30 }, () => 'ab').join(' ');
+  const aliases = Array.from({ length: 10 }, (_, i) => `a${i}: inventoryLevels(query: "${thirtyAb}", first: ${PAGE}) { nodes { id } }`).join(' ');
+  return [
+    search('orders', '-mug', 'bounded', refusable),
+    search('orders', 'zz', 'bounded', refusable),
+    search('orders', 'sam7 zz', 'bounded', refusable),
+    search('customers', twoLetterWords(10).join(' '), 'bounded', refusable),
+    ...[10, 20, 30].map((n) => search('orders', [t.email, ...twoLetterWords(n - 1)].join(' '), 'bounded', refusable)),
+    ...[10, 20, 30].map((n) => levels(['tee', ...twoLetterWords(n - 1)].join(' '))),
+    levels(thirtyAb),
+    {
+      label: `10 aliases of inventoryLevels(query: "ab ab ... (30 terms)")`,
+      kind: 'bounded',
+      search: true,
+      refusal: 'QUERY_TOO_COSTLY',
+      refusedBeforeRunning: true,
+      request: () => graphql(`query TenAliases { ${aliases} }`, {}),
+      read: () => ({ nodes: 0 }),
+    },
   ];
 }
 
@@ -392,8 +440,8 @@ async function cursorOf(base: string, query: Query): Promise<{ after?: string } 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 /** REQUESTS sequential requests from a process of its own. */
-function measureInWorker(base: string, request: HttpRequest): Promise<{ latencies: number[] } | { error: string }> {
-  const options = { url: `${base}${request.path}`, method: request.method, headers: request.headers, body: request.body, warmup: WARMUP, count: REQUESTS, maxSeconds: MAX_SECONDS, graphql: request.path === '/v3/graphql' };
+function measureInWorker(base: string, request: HttpRequest, refusal?: string): Promise<{ latencies: number[] } | { error: string }> {
+  const options = { url: `${base}${request.path}`, method: request.method, headers: request.headers, body: request.body, warmup: WARMUP, count: REQUESTS, maxSeconds: MAX_SECONDS, graphql: request.path === '/v3/graphql', refusal };
   return runClientProcess(WORKER, options);
 }
 
@@ -414,6 +462,10 @@ async function prepare(base: string, query: Query, cursors: Map<string, string |
   const probe = await send(base, request);
   const answer = probe.body as GraphQLAnswer | undefined;
   if (query.search && answer && isValidationError(answer)) return { query, outcome: { query, outcome: 'not available', note: answer.errors![0].message } };
+  if (probe.status === 200 && query.refusal && answer?.errors?.every((e) => e.extensions?.code === query.refusal)) {
+    write(`  ${query.label}: refused, ${query.refusal}: ${answer.errors[0].message}`);
+    return { query, request, nodes: 'refused' };
+  }
   if (probe.status !== 200 || answer?.errors) return { query, outcome: { query, outcome: 'failed', note: `HTTP ${probe.status}: ${probe.text.slice(0, 400)}` } };
   const { nodes, hasNext } = query.read(probe.body);
   return { query, request, nodes: `${nodes}${hasNext ? '+' : ''}` };
@@ -422,7 +474,7 @@ async function prepare(base: string, query: Query, cursors: Map<string, string |
 async function measure(base: string, prepared: Prepared): Promise<Measured> {
   const { query, request, nodes } = prepared;
   if (prepared.outcome || !request) return prepared.outcome ?? { query, outcome: 'failed', note: 'no request' };
-  const result = await measureInWorker(base, request);
+  const result = await measureInWorker(base, request, query.refusal);
   if ('error' in result) return { query, outcome: 'failed', note: result.error };
   const sorted = [...result.latencies].sort((a, b) => a - b);
   return { query, outcome: 'measured', nodes, p50: percentile(sorted, 50), p95: percentile(sorted, 95), made: sorted.length };
@@ -476,6 +528,9 @@ interface Plan {
  * EXECUTE of it (the plan cache's choice, generic or custom).
  */
 async function planOf(client: pg.Client, statement: Statement, name: string): Promise<Plan> {
+  // The service runs a search planned for its parameters (db/sqlChannel.ts: plan_cache_mode = force_custom_plan).
+  const searches = SEARCH_STATEMENT.test(statement.sql);
+  if (searches) await client.query('SET plan_cache_mode = force_custom_plan');
   try {
     for (let i = 0; i < PLAN_CACHE_RUNS; i++) await client.query({ name, text: statement.sql, values: statement.params });
     const args = statement.params.length > 0 ? `(${statement.params.map((p) => literal(client, p)).join(', ')})` : '';
@@ -485,8 +540,12 @@ async function planOf(client: pg.Client, statement: Statement, name: string): Pr
     return { lines: [], error: (error as Error).message };
   } finally {
     await client.query(`DEALLOCATE ${name}`).catch(() => undefined);
+    if (searches) await client.query('RESET plan_cache_mode');
   }
 }
+
+/** A statement that searches text: the search documents or a folded column. */
+const SEARCH_STATEMENT = /"searchText"|search_fold\(/;
 
 const compact = (sql: string, max = 110) => {
   const flat = sql.replace(/\s+/g, ' ').trim();
@@ -546,6 +605,11 @@ async function explainAll(url: string, credentials: Credentials, rows: Measured[
       if (row.outcome !== 'measured') continue;
       const { statements, ms } = await statementsOf(db, base, row.query.request(cursors.get(row.query.label)));
       write(`  ${row.query.label}: ${statements.length} statements, captured request ${ms.toFixed(1)} ms`);
+      if (row.query.refusedBeforeRunning) {
+        const ran = statements.filter((statement) => SEARCH_STATEMENT.test(statement.sql)).length;
+        write(`    search statements run before the refusal: ${ran}`);
+        if (ran > 0) warnings.push(`!!! ${row.query.label} ran ${ran} search statements before it was refused`);
+      }
       for (const statement of statements) {
         if (!/^\s*(SELECT|WITH)\b/i.test(statement.sql)) {
           write(`    (not a read, not explained) ${compact(statement.sql)}`);

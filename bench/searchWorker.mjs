@@ -1,13 +1,13 @@
 // The client of `npm run bench -- search` (bench/search.ts starts it, one process per
 // query): one request after another on one kept-alive loopback connection, `warmup` of
 // them first, then `count` timed ones (from the request's start to its last byte), each
-// checked: HTTP 200 and, for GraphQL, no `errors`. Stops early at `maxSeconds` of timed
+// checked: HTTP 200 and, for GraphQL, no `errors` (or, given `refusal`, only errors of that code). Stops early at `maxSeconds` of timed
 // requests. Options as JSON on stdin; prints {latencies} or {error} as JSON.
 import http from 'node:http';
 
 let input = '';
 for await (const chunk of process.stdin) input += chunk;
-const { url, method, headers, body, warmup, count, maxSeconds, graphql } = JSON.parse(input);
+const { url, method, headers, body, warmup, count, maxSeconds, graphql, refusal } = JSON.parse(input);
 
 const target = new URL(url);
 if (target.hostname !== '127.0.0.1') throw new Error(`loopback only, not ${target.hostname}`);
@@ -33,7 +33,8 @@ function problem(answer) {
   if (answer.status !== 200) return `HTTP ${answer.status}: ${answer.text.slice(0, 300)}`;
   if (graphql) {
     const parsed = JSON.parse(answer.text);
-    if (parsed.errors) return `errors: ${JSON.stringify(parsed.errors).slice(0, 300)}`;
+    const refused = refusal && parsed.errors?.every((error) => error.extensions?.code === refusal);
+    if (parsed.errors && !refused) return `errors: ${JSON.stringify(parsed.errors).slice(0, 300)}`;
   }
   return undefined;
 }

@@ -11,7 +11,7 @@ import type { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import type { StatementNamer } from './preparedPglite.ts';
 import { createReads, type Reads } from './reads/reader.ts';
-import type { SqlChannel } from './sqlChannel.ts';
+import type { QueryOptions, SqlChannel } from './sqlChannel.ts';
 import type { ReplicaOptions, ReplicaRouting } from './replicas.ts';
 import { joinedTransaction, joiningClient } from './requestTransaction.ts';
 
@@ -105,22 +105,23 @@ export function observedClients(adapter: PrismaPg | PrismaPGlite, sql: Pick<SqlC
       },
     }),
   );
-  const observed = async <T>(text: string, params: unknown[]) => {
+  const observed = async <T>(text: string, params: unknown[], options?: QueryOptions) => {
     // Inside a request transaction the read runs on it (Prisma reports it to the listeners then), so the request reads its own writes.
+    // (Unbounded there: a SET LOCAL would outlive the read, for the rest of the request's transaction.)
     const tx = joinedTransaction();
     if (tx) return tx.$queryRawUnsafe<T[]>(text, ...params);
-    if (listeners.size === 0) return sql.query<T>(text, params);
+    if (listeners.size === 0) return sql.query<T>(text, params, options);
     const started = performance.now();
     try {
-      return await sql.query<T>(text, params);
+      return await sql.query<T>(text, params, options);
     } finally {
       report({ sql: text, durationMs: performance.now() - started, params });
     }
   };
   const reads = createReads({
-    query: <T>(text: string, params: unknown[]) =>
+    query: <T>(text: string, params: unknown[], options?: QueryOptions) =>
       // Only inside a traced request: with tracing off no span is ever active, so this costs one lookup.
-      trace.getActiveSpan()?.isRecording() ? inReadSpan(text, () => observed<T>(text, params)) : observed<T>(text, params),
+      trace.getActiveSpan()?.isRecording() ? inReadSpan(text, () => observed<T>(text, params, options)) : observed<T>(text, params, options),
   });
   return {
     // The log option only adds the query event; the client is the plain one every layer types.

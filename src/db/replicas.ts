@@ -31,7 +31,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { currentScope, type Actor, type RequestScope } from '../requestScope.ts';
 import type { Logger } from '../logger.ts';
-import { keepPoolAlive, pgChannel, type SqlChannel } from './sqlChannel.ts';
+import { keepPoolAlive, pgChannel, type QueryOptions, type SqlChannel } from './sqlChannel.ts';
 import { databaseFailure } from './failures.ts';
 import type { StatementNamer } from './preparedPglite.ts';
 
@@ -394,8 +394,8 @@ export class ReplicaReads implements ReplicaRouting {
       lagMs: undefined,
       probed: false,
     }));
-    this.reads = { query: (text, params) => this.read(text, params ?? []) };
-    this.current = { query: (text, params) => this.readOnPrimary(text, params ?? [], 'current') };
+    this.reads = { query: (text, params, options) => this.read(text, params ?? [], options) };
+    this.current = { query: (text, params, options) => this.readOnPrimary(text, params ?? [], 'current', options) };
   }
 
   /** Probes every replica once, then keeps probing in the background. */
@@ -450,12 +450,12 @@ export class ReplicaReads implements ReplicaRouting {
     for (const observer of this.observers) observer.routed(target, reason);
   }
 
-  private async read<T>(text: string, params: unknown[]): Promise<T[]> {
+  private async read<T>(text: string, params: unknown[], options?: QueryOptions): Promise<T[]> {
     const route = await this.route();
-    if (route.reason !== 'replica') return this.readOnPrimary<T>(text, params, route.reason);
+    if (route.reason !== 'replica') return this.readOnPrimary<T>(text, params, route.reason, options);
     const { replica, client } = route;
     try {
-      const rows = await pgChannel(client, this.nameOf).query<T>(text, params);
+      const rows = await pgChannel(client, this.nameOf).query<T>(text, params, options);
       client.release();
       this.notify('replica', 'replica');
       return rows;
@@ -464,14 +464,14 @@ export class ReplicaReads implements ReplicaRouting {
       client.release(unavailable ? (error as Error) : undefined);
       if (unavailable) this.leaveOut(replica, 'down', { error });
       if (!unavailable && !isRecoveryConflict(error)) throw error;
-      return this.readOnPrimary<T>(text, params, 'replica_failed');
+      return this.readOnPrimary<T>(text, params, 'replica_failed', options);
     }
   }
 
   /** On the primary; should the primary be unreachable, on any replica in rotation. */
-  private async readOnPrimary<T>(text: string, params: unknown[], reason: RouteReason): Promise<T[]> {
+  private async readOnPrimary<T>(text: string, params: unknown[], reason: RouteReason, options?: QueryOptions): Promise<T[]> {
     try {
-      const rows = await this.primary.query<T>(text, params);
+      const rows = await this.primary.query<T>(text, params, options);
       this.notify('primary', reason);
       return rows;
     } catch (error) {
@@ -482,7 +482,7 @@ export class ReplicaReads implements ReplicaRouting {
         if (!client) continue;
         if (floor !== undefined && !(await this.hasReplayed(replica, client, floor))) continue;
         try {
-          const rows = await pgChannel(client, this.nameOf).query<T>(text, params);
+          const rows = await pgChannel(client, this.nameOf).query<T>(text, params, options);
           client.release();
           this.notify('replica', 'primary_unavailable');
           return rows;

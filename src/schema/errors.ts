@@ -5,6 +5,8 @@ import { GraphQLError } from 'graphql';
 import { PothosValidationError } from '@pothos/core';
 import { isDomainError, type FieldIssue, type DomainErrorCode } from '../domain/errors.ts';
 import { databaseFailure } from '../db/failures.ts';
+import { SearchTimedOut } from '../db/reads/reader.ts';
+import { SEARCH_ADVICE } from '../domain/search/kinds.ts';
 
 export type { FieldIssue };
 
@@ -46,6 +48,10 @@ export function classifyError(error: unknown): ClassifiedError {
   const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;
   if (isDomainError(original)) {
     return { code: DOMAIN_CODES[original.code], message: original.message, issues: original.issues };
+  }
+  if (original instanceof SearchTimedOut) {
+    const message = `query: ${original.message}: it matches too much for an index to narrow; ${SEARCH_ADVICE}`;
+    return { code: 'BAD_USER_INPUT', message, issues: [{ path: 'query', message }] };
   }
   // plugin-prisma's refusal of a connection cursor it cannot read (`after: "-1"`): the caller's.
   if (original instanceof PothosValidationError) return { code: 'BAD_USER_INPUT', message: original.message, issues: [] };

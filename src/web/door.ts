@@ -69,7 +69,7 @@ export function createWebDoor(deps: AppDeps): Door {
     if (!user) return loginPage(request, 401, storeId, 'Wrong store, e-mail or password.');
     await releaseThrottle(db.prisma, throttleKey, LOGIN_WINDOW_MS, attemptedAt);
     const token = await startSession(db.prisma, user.id);
-    return redirect('/admin/returns', { 'set-cookie': setCookie(request, SESSION_COOKIE, token, { path: '/', maxAgeS: SESSION_TTL_MS / 1000 }) });
+    return redirect('/admin', { 'set-cookie': setCookie(request, SESSION_COOKIE, token, { path: '/', maxAgeS: SESSION_TTL_MS / 1000 }) });
   }
 
   async function admin(request: DoorRequest, segments: string[]): Promise<DoorResponse> {
@@ -84,7 +84,7 @@ export function createWebDoor(deps: AppDeps): Door {
     const session = await loadSession(db.prisma, token);
     if (segments[0] === 'login' && segments.length === 1) {
       if (request.method === 'POST') return login(request);
-      if (session) return redirect('/admin/returns');
+      if (session) return redirect('/admin');
       return loginPage(request, 200, request.url.searchParams.get('store') ?? '');
     }
     if (!session) {

@@ -41,7 +41,7 @@ export interface Layout {
 export function layout({ title, body, dashboard, script }: Layout): Html {
   const nav = dashboard
     ? html`<header class="bar"><strong>${dashboard.storeName}</strong>
-<nav aria-label="Dashboard"><a href="/admin/returns">Returns</a> <a href="/admin/orders">Orders</a> <a href="/admin/customers">Customers</a> <a href="/admin/products">Products</a> <a href="/admin/webhooks">Webhooks</a> <a href="/admin/settings/developer">Settings → Developer</a> <a href="/admin/settings/coverage">Settings → Coverage</a> <a href="/admin/settings/privacy">Settings → Privacy</a></nav>
+<nav aria-label="Dashboard"><a href="/admin">Overview</a> <a href="/admin/returns">Returns</a> <a href="/admin/orders">Orders</a> <a href="/admin/customers">Customers</a> <a href="/admin/products">Products</a> <a href="/admin/webhooks">Webhooks</a> <a href="/admin/settings/developer">Settings → Developer</a> <a href="/admin/settings/coverage">Settings → Coverage</a> <a href="/admin/settings/privacy">Settings → Privacy</a></nav>
 <form method="post" action="/admin/logout" class="inline">${csrfField(dashboard.csrfToken)}<span>${dashboard.email}</span> <button type="submit">Sign out</button></form></header>`
     : '';
   return html`<!doctype html>

@@ -18,6 +18,17 @@ const AUDIT_PAGE = `nodes { id occurredAt actor { kind id name } door operation 
 
 export const ops = {
   storeName: defineOperation(`query StoreName { store { id name } }`),
+
+  // The overview's figures of a period (the dashboard's first page).
+  returnsOverview: defineOperation(`query ReturnsOverview($from: DateTime!, $to: DateTime!) { returnsOverview(from: $from, to: $to) {
+    asOf
+    needingAction { total byStatus { status count } byAge { age minDays maxDays count } }
+    days { day opened completed }
+    refunds { currency refunded { amount } storeCredit { amount } days { day refunded { amount } storeCredit { amount } } }
+    fees { currency total { amount } days { day amount { amount } } }
+    returnRate { unitsOrdered unitsReturned rate top { sku title unitsOrdered unitsReturned rate } }
+    reasons { reason units returns }
+    completion { completed medianSeconds } } }`),
   apiClients: defineOperation(`query ApiClients { apiClients { id name scopes revokedAt createdAt } }`),
   apiClientCreate: defineOperation(`mutation ApiClientCreate($name: String!, $scopes: [ApiScope!]!) {
     apiClientCreate(name: $name, scopes: $scopes) { secret apiClient { id name scopes } } }`),

@@ -2,6 +2,7 @@
 // products, on the database the run uses: each example of issue 33 finds its record and
 // nothing else, every kind of term (word, phrase, field, comparison, negation, OR, groups),
 // the errors, another store's records never, and pages that hold while records are added.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProduct, createProductFamily } from '../../src/domain/catalog.ts';
 import { upsertCustomer } from '../../src/domain/customers.ts';
@@ -27,7 +28,9 @@ beforeAll(async () => {
   const zoe = await createOrder(db, s, order('SHOP-7001', { email: 'zoe.dupont@gmail.com', name: 'Zoë Dupont', firstName: 'Zoë', lastName: 'Dupont', phoneNumber: '+14155550107' }, [{ sku: 'BLADE-01', title: 'Blade Runner Poster' }], { tags: ['VIP'], totalPrice: '150' }));
   const ada = await createOrder(db, s, order('SHOP-7002', { email: 'ada@example.com', name: 'Ada Lovelace', phoneNumber: '+442071234567' }, [{ sku: 'TEE-RED-M', title: 'Trail Tee Red' }]));
   const grace = await createOrder(db, s, order('SHOP-7003', { email: 'grace@example.org', name: 'Grace Hopper' }, [{ sku: 'MUG-02', title: 'Enamel Mug' }], { createdAt: '2026-11-05T10:00:00Z', totalPrice: '12.5' }));
-  Object.assign(ids, { zoe: zoe.id, zoeName: zoe.name, ada: ada.id, adaName: ada.name, grace: grace.id, graceName: grace.name });
+  // Names only as first and last: a phrase spanning both spans two fields of the document.
+  const sam = await createOrder(db, s, order('SHOP-7005', { email: 'sam7@shoppers.test', firstName: 'Sam7', lastName: 'Shopper' }, [{ sku: 'CAP-01', title: 'Cap' }], { createdAt: '2026-10-02T10:00:00Z' }));
+  Object.assign(ids, { zoe: zoe.id, zoeName: zoe.name, ada: ada.id, adaName: ada.name, grace: grace.id, graceName: grace.name, sam: sam.id });
   // Another store's records match the same words and must never be found.
   await createOrder(db, other.storeId, order('SHOP-7001', { email: 'zoe.dupont@gmail.com', name: 'Zoë Dupont', phoneNumber: '+14155550107' }, [{ sku: 'BLADE-01', title: 'Blade Runner Poster' }]));
 
@@ -97,15 +100,15 @@ describe('orders', () => {
     ["a line's title word", () => 'enamel', () => [ids.grace]],
     ['a tag', () => 'tag:vip', () => [ids.zoe]],
     ['email: term', () => 'email:example', () => [ids.ada, ids.grace]],
-    ['customer: term', () => 'customer:hopp', () => [ids.grace]],
+    ['customer: term', () => 'customer:hopp', () => [ids.grace, ids.sam]],
     ['sku: term', () => 'sku:tee-red', () => [ids.ada]],
     ['a quoted phrase', () => '"blade runner"', () => [ids.zoe]],
     ['a date comparison', () => 'created_at:>=2026-11-01', () => [ids.grace]],
     ['a whole day', () => 'created_at:2026-10-01', () => [ids.zoe, ids.ada]],
     ['an amount comparison', () => 'total:>100', () => [ids.zoe]],
     ['an amount upper bound', () => 'total:<=12.50', () => [ids.grace]],
-    ['negation', () => '-email:gmail', () => [ids.ada, ids.grace]],
-    ['NOT', () => 'NOT gmail', () => [ids.ada, ids.grace]],
+    ['negation', () => 'example -email:gmail', () => [ids.ada, ids.grace]],
+    ['NOT', () => 'shop NOT gmail', () => [ids.ada, ids.grace, ids.sam]],
     ['OR', () => 'enamel OR gmail', () => [ids.zoe, ids.grace]],
     ['terms side by side all hold', () => 'example created_at:<2026-11-01', () => [ids.ada]],
     ['parentheses', () => '(mug OR tee) -grace', () => [ids.ada]],
@@ -115,7 +118,7 @@ describe('orders', () => {
   });
 
   it('a blank query lists everything, and another store never shows', async () => {
-    expect(await find('orders', '   ')).toEqual(sorted(ids.zoe, ids.ada, ids.grace));
+    expect(await find('orders', '   ')).toEqual(sorted(ids.zoe, ids.ada, ids.grace, ids.sam));
     expect(await find('orders', 'zoe', other.secret)).toHaveLength(1);
     expect(await find('orders', 'zoe', other.secret)).not.toContain(ids.zoe);
   });
@@ -227,6 +230,76 @@ describe('errors', () => {
     expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(result.errors?.[0]?.message).toMatch(message);
   });
+
+  it.each([
+    ['a word of 2 letters', 'orders', 'zz'],
+    ['ten words of 2 letters', 'customers', 'ab cd ef gh ij kl mn op qr st'],
+    ['a term only excluded', 'orders', '-mug'],
+    ['short words beside an excluded one', 'returns', 'ab -ups'],
+    ['an OR with a side no index answers', 'products', 'poster OR zz'],
+    ['a text field with no trigram', 'orders', 'email:ab'],
+  ])('%s is refused before it reads the store: BAD_USER_INPUT saying what to add', async (_label, list, q) => {
+    const statements: string[] = [];
+    const stop = server.db.onStatement(({ sql }) => statements.push(sql));
+    const result = await graphql(server, store.secret, `query($q: String) { ${LISTS[list as keyof typeof LISTS]} }`, { q }).finally(stop);
+    expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(result.errors?.[0]?.message).toMatch(/nothing in it can be looked up in an index.*add a word of 3 or more letters or digits, a field:value .* or a date range/);
+    expect(statements.filter((sql) => /searchText|search_fold/.test(sql))).toEqual([]);
+  });
+
+  it.each([
+    ['a long word beside a short one', 'orders', 'gmai zo', () => [ids.zoe]],
+    ['an exclusion beside a field', 'returns', 'type:claim -ups', () => [ids.adaReturn]],
+    ['a status excluded alone', 'returns', '-status:open', () => [ids.adaReturn]],
+    ['a date range beside a short word', 'orders', 'created_at:>=2026-11-01 en', () => [ids.grace]],
+  ])('%s is looked up', async (_label, list, q, expected) => {
+    expect(await find(list as keyof typeof LISTS, q)).toEqual(sorted(...expected()));
+  });
+
+  it('repeated terms run as one condition each, in one plan that does not grow with them', async () => {
+    const statements: string[] = [];
+    const stop = server.db.onStatement(({ sql }) => statements.push(sql));
+    try {
+      expect(await find('orders', Array.from({ length: 30 }, () => 'gmai').join(' '))).toEqual([ids.zoe]);
+      const levels = await query<{ inventoryLevels: { nodes: { id: string }[] } }>(server, store.secret, 'query($q: String) { inventoryLevels(first: 50, query: $q) { nodes { id } } }', {
+        q: Array.from({ length: 15 }, (_, i) => `bla${i % 3} ade`).join(' '),
+      });
+      expect(levels.inventoryLevels.nodes).toEqual([]);
+    } finally {
+      stop();
+    }
+    const [orders, levels] = statements.filter((sql) => /searchText/.test(sql));
+    expect(orders.match(/"searchText" LIKE/g)).toHaveLength(1);
+    // Every product term of a level is one condition on its product: one EXISTS, not one per term.
+    expect(levels.match(/FROM "Product"/g)).toHaveLength(1);
+  });
+
+  it.skipIf(process.env.TEST_DATABASE_URL === undefined)(
+    'a search statement that runs past its time limit (PostgreSQL) is cancelled and refused saying what to add, on v3 and /v3/rest',
+    async () => {
+      // A lock the search must wait for stands in for a search that reads the whole store: both keep it running.
+      const locker = new pg.Client({ connectionString: server.db.url });
+      await locker.connect();
+      try {
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE "Order" IN ACCESS EXCLUSIVE MODE');
+        const started = performance.now();
+        const result = await graphql(server, store.secret, `query($q: String) { ${LISTS.orders} }`, { q: 'gmai' });
+        expect(performance.now() - started).toBeLessThan(1_000);
+        expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+        expect(result.errors?.[0]?.message).toMatch(/^query: the search ran past its 150 ms: it matches too much for an index to narrow; add a word of 3 or more/);
+        const rest = await call(server, 'GET', `/v3/rest/orders?query=gmai`, { secret: store.secret });
+        expect(rest.status).toBe(400);
+        expect(rest.headers.get('content-type')).toMatch(/application\/problem\+json/);
+        expect(JSON.stringify(rest.body)).toMatch(/ran past its 150 ms/);
+      } finally {
+        await locker.query('ROLLBACK');
+        await locker.end();
+      }
+      // The connections went back to the pool as they came: the next search runs as usual.
+      expect(await find('orders', 'gmai')).toEqual([ids.zoe]);
+    },
+  );
 
   it('a query over the limits is refused', async () => {
     const result = await graphql(server, store.secret, `query($q: String) { ${LISTS.orders} }`, { q: Array.from({ length: 31 }, (_, i) => `w${i}x`).join(' ') });

@@ -47,7 +47,7 @@ async function signIn(page: Page): Promise<void> {
   await page.fill('#login-email', store.login.email);
   await page.fill('#login-password', store.login.password);
   await submit(page, 'form[action="/admin/login"] button');
-  expect(new URL(page.url()).pathname).toBe('/admin/returns');
+  expect(new URL(page.url()).pathname).toBe('/admin');
 }
 
 describe('dashboard in Chromium', { timeout: 120_000 }, () => {

@@ -170,6 +170,8 @@ describe('search boxes over HTTP', () => {
     ['/admin/returns', 'ups OR', /OR needs a term after it/],
     ['/admin/customers', '(zoe', /parenthesis is opened and never closed/],
     ['/admin/products', 'sku:', /has no value after the colon/],
+    ['/admin/orders', '-mug', /nothing in it can be looked up in an index.*add a word of 3 or more letters or digits/],
+    ['/admin/customers', 'zz', /nothing in it can be looked up in an index.*add a word of 3 or more letters or digits/],
   ])('%s: a malformed search "%s" is shown beside the box as typed, with 400', async (path, q, message) => {
     const page = await search(path, q, path === '/admin/returns' ? { status: 'OPEN' } : {});
     expect(page.status).toBe(400);

@@ -24,6 +24,8 @@ export const SEARCH_DOCUMENT = 'searchText';
 export interface CompiledRead {
   sql: string;
   params: unknown[];
+  /** The statement searches text (a search document or a folded filter): a read to bound in time. */
+  searches: boolean;
 }
 
 type Args = Record<string, unknown>;
@@ -60,6 +62,7 @@ interface OrderTerm {
 class Statement {
   readonly params: unknown[] = [];
   private aliases = 0;
+  searches = false;
 
   constructor(readonly model: ReadModel) {}
 
@@ -382,6 +385,7 @@ class Statement {
 
   /** `%word%`, LIKE's own characters escaped, folded as the documents are (search_fold). */
   private foldedPattern(text: string): string {
+    this.searches = true;
     return `'%' || search_fold(${this.textParam(text.replace(/[\\%_]/g, (c) => `\\${c}`))}) || '%'`;
   }
 
@@ -580,7 +584,8 @@ export function compileRead(readModel: ReadModel, modelName: string, kind: ReadK
     if (args.select !== undefined || args.cursor !== undefined || args.take !== undefined || args.skip !== undefined) {
       throw new UnsupportedRead('count takes only where');
     }
-    return { sql: `SELECT count(*)::int AS count FROM ${quote(model.table)} ${alias}${where ? ` WHERE ${where}` : ''}`, params: statement.params, backward: false };
+    const sql = `SELECT count(*)::int AS count FROM ${quote(model.table)} ${alias}${where ? ` WHERE ${where}` : ''}`;
+    return { sql, params: statement.params, searches: statement.searches, backward: false };
   }
   const page = statement.page(model, kind === 'first' ? { ...args, take: args.take === undefined ? 1 : Math.sign(args.take as number) || 1 } : args);
   const order = statement.orderBy(model, alias, args.orderBy);
@@ -595,5 +600,5 @@ export function compileRead(readModel: ReadModel, modelName: string, kind: ReadK
   const sql =
     `SELECT ${row} AS j FROM ${quote(model.table)} ${alias}${order.joins}` +
     `${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}${orderClause(scan)}${limits}`;
-  return { sql, params: statement.params, backward: page.backward };
+  return { sql, params: statement.params, searches: statement.searches, backward: page.backward };
 }

@@ -9,6 +9,7 @@ import DataLoader from 'dataloader';
 import { readModel } from '../../generated/readModel.ts';
 import { compileRead, type CompiledRead, type ReadKind } from './compile.ts';
 import type { ReadModelModel } from './model.ts';
+import { QUERY_CANCELED, type QueryOptions } from '../sqlChannel.ts';
 import type { Plain } from './plain.ts';
 
 export type { Plain };
@@ -35,10 +36,35 @@ export interface ReadDelegate<M extends ModelName> {
 export type Reads = { [M in ModelName as Uncapitalize<M>]: ReadDelegate<M> };
 
 export interface ReadChannel {
-  query<T>(sql: string, params: unknown[]): Promise<T[]>;
+  query<T>(sql: string, params: unknown[], options?: QueryOptions): Promise<T[]>;
 }
 
 export class RecordNotFound extends Error {}
+
+/**
+ * How long a statement that searches text may run (on PostgreSQL; PGlite cannot cancel one):
+ * what an index answers takes a few ms at a million records, and one that reads the whole
+ * store is stopped here and refused (SearchTimedOut), within 200 ms of the request's start.
+ */
+export const SEARCH_TIME_LIMIT_MS = 150;
+
+/** A search statement the database cancelled at SEARCH_TIME_LIMIT_MS: it matched too much for an index to narrow. */
+export class SearchTimedOut extends Error {
+  constructor(readonly timeLimitMs: number) {
+    super(`the search ran past its ${timeLimitMs} ms`);
+  }
+}
+
+/** Runs `compiled`, a search within SEARCH_TIME_LIMIT_MS. */
+async function runCompiled<T>(channel: ReadChannel, compiled: CompiledRead): Promise<T[]> {
+  if (!compiled.searches) return channel.query<T>(compiled.sql, compiled.params);
+  try {
+    return await channel.query<T>(compiled.sql, compiled.params, { timeLimitMs: SEARCH_TIME_LIMIT_MS });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === QUERY_CANCELED) throw new SearchTimedOut(SEARCH_TIME_LIMIT_MS);
+    throw error;
+  }
+}
 
 type Args = Record<string, unknown>;
 
@@ -58,7 +84,7 @@ function batchableKey(model: ReadModelModel, where: Args | undefined): string | 
 /** `reads.<model>` for every model of the read model, running each read on `channel`. */
 export function createReads(channel: ReadChannel): Reads {
   const run = async (compiled: CompiledRead & { backward: boolean }) => {
-    const rows = await channel.query<{ j: unknown }>(compiled.sql, compiled.params);
+    const rows = await runCompiled<{ j: unknown }>(channel, compiled);
     const records = rows.map((row) => row.j);
     return compiled.backward ? records.reverse() : records;
   };
@@ -109,7 +135,7 @@ export function createReads(channel: ReadChannel): Reads {
       findFirstOrThrow: (args?: Args) => first(args, true),
       count: async (args?: Args) => {
         const compiled = compileRead(readModel, model.name, 'count', args);
-        const [row] = await channel.query<{ count: number }>(compiled.sql, compiled.params);
+        const [row] = await runCompiled<{ count: number }>(channel, compiled);
         return row.count;
       },
     };

@@ -308,25 +308,129 @@ export function searchFieldNames(kind: SearchKind): string[] {
   return FIELDS[kind].map((f) => f.name);
 }
 
-/** The `where` of `query` on `kind` in the store, or undefined for a blank query (which narrows nothing). */
+/**
+ * The `where` of `query` on `kind` in the store, or undefined for a blank query (which narrows
+ * nothing). A query that gives no index anything to look up (see `lookedUp`) is refused: it
+ * would check every record of the store.
+ */
 export function searchWhere<W>(kind: SearchKind, storeId: string, query: string | null | undefined): W | undefined {
   if (query == null) return undefined;
-  const tree = parseSearch(query);
-  return tree ? (toWhere(kind, storeId, tree) as W) : undefined;
+  const parsed = parseSearch(query);
+  if (!parsed) return undefined;
+  const tree = simplified(parsed);
+  const where = toWhere(kind, storeId, tree);
+  if (!lookedUp(kind, tree)) {
+    throw new Invalid(`query: "${query}": ${UNINDEXED}; ${SEARCH_ADVICE}`, { path: 'query' });
+  }
+  return where as W;
+}
+
+const UNINDEXED = 'nothing in it can be looked up in an index (a word of fewer than 3 letters or digits, and a term only excluded, are checked record by record)';
+/** What makes a search one an index answers: said by every refusal of a search that would read the whole store. */
+export const SEARCH_ADVICE = 'add a word of 3 or more letters or digits, a field:value (such as email:, sku: or status:) or a date range (created_at:>=2026-11-01)';
+
+/** A trigram of the folded text: what the documents' index looks a word up by. */
+const hasTrigram = (text: string) => /[\p{L}\p{N}]{3}/u.test(text);
+
+/**
+ * True when every record the query finds is among those an index finds for one of its
+ * positive terms: a word or phrase with a trigram, a phone number, a field term that is exact,
+ * a date, an amount, a status or type (either way: its complement is a few statuses too), or a
+ * text field term with a trigram. Terms side by side need one such; OR needs one on each side.
+ */
+function lookedUp(kind: SearchKind, node: SearchNode): boolean {
+  switch (node.kind) {
+    case 'and':
+      return node.items.some((item) => lookedUp(kind, item));
+    case 'or':
+      return node.items.every((item) => lookedUp(kind, item));
+    case 'not':
+      return node.item.kind === 'field' && FIELDS[kind].find((f) => f.name === (node.item as { field: string }).field)?.kind === 'choice';
+    case 'text':
+      return hasTrigram(node.text);
+    case 'phone':
+      return true;
+    case 'field': {
+      const field = FIELDS[kind].find((f) => f.name === node.field);
+      return field?.kind !== 'text' || hasTrigram(node.value);
+    }
+  }
+}
+
+const keyOf = (node: SearchNode) => JSON.stringify(node);
+
+/**
+ * The same query with each repeated term once (`ab ab ab` is `ab`), and groups of one kind
+ * inside another of the same kind merged: each term is one condition of the statement.
+ */
+function simplified(node: SearchNode): SearchNode {
+  if (node.kind === 'not') return { kind: 'not', item: simplified(node.item) };
+  if (node.kind !== 'and' && node.kind !== 'or') return node;
+  const items = new Map<string, SearchNode>();
+  for (const item of node.items.map(simplified)) {
+    for (const inner of item.kind === node.kind ? item.items : [item]) items.set(keyOf(inner), inner);
+  }
+  const unique = [...items.values()];
+  return unique.length === 1 ? unique[0] : { kind: node.kind, items: unique };
+}
+
+/** True when the node narrows by the product alone (an inventory level's free words and product fields). */
+function onProductSide(node: SearchNode): boolean {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return node.items.every(onProductSide);
+    case 'not':
+      return onProductSide(node.item);
+    case 'text':
+    case 'phone':
+      return true;
+    case 'field':
+      return PRODUCT_SIDE_FIELDS.has(node.field);
+  }
+}
+
+const PRODUCT_SIDE_FIELDS = new Set(['title', 'sku', 'barcode']);
+
+/** The condition on the product of an inventory level, for a node that narrows by the product alone. */
+function productWhere(storeId: string, node: SearchNode): Where {
+  switch (node.kind) {
+    case 'and':
+      return { AND: node.items.map((item) => productWhere(storeId, item)) };
+    case 'or':
+      return { OR: node.items.map((item) => productWhere(storeId, item)) };
+    case 'not':
+      return { NOT: productWhere(storeId, node.item) };
+    case 'text':
+      return visibleProductText(node.text);
+    case 'phone':
+      return visibleProductText(node.raw);
+    case 'field':
+      return PRODUCT_FIELDS.find((f) => f.name === node.field)!.where(node.value, node.comparison, node.term, storeId);
+  }
 }
 
 function toWhere(kind: SearchKind, storeId: string, node: SearchNode): Where {
+  // An inventory level's product terms are one condition on its product, not one each: the
+  // planner weighs every way to join each of thirty conditions on one table.
+  if (kind === 'inventoryLevels' && onProductSide(node)) return onProduct(productWhere(storeId, node));
   switch (node.kind) {
     case 'and':
-      return { AND: node.items.map((item) => toWhere(kind, storeId, item)) };
-    case 'or':
-      return { OR: node.items.map((item) => toWhere(kind, storeId, item)) };
+    case 'or': {
+      const key = node.kind === 'and' ? 'AND' : 'OR';
+      if (kind !== 'inventoryLevels') return { [key]: node.items.map((item) => toWhere(kind, storeId, item)) };
+      const product = node.items.filter(onProductSide);
+      const rest = node.items.filter((item) => !onProductSide(item)).map((item) => toWhere(kind, storeId, item));
+      if (product.length === 0) return { [key]: rest };
+      const grouped = product.length === 1 ? product[0] : { kind: node.kind, items: product };
+      return { [key]: [onProduct(productWhere(storeId, grouped)), ...rest] };
+    }
     case 'not':
       return { NOT: toWhere(kind, storeId, node.item) };
     case 'text':
-      return kind === 'inventoryLevels' ? onProduct(visibleProductText(node.text)) : inDocument(node.text);
+      return inDocument(node.text);
     case 'phone':
-      return kind === 'inventoryLevels' ? onProduct(visibleProductText(node.raw)) : phoneWhere(node.raw);
+      return phoneWhere(node.raw);
     case 'field': {
       const field = FIELDS[kind].find((f) => f.name === node.field);
       if (!field) refuse(node.term, `${kind} have no search field "${node.field}"; fields: ${searchFieldNames(kind).join(', ')}`);

@@ -3,9 +3,9 @@
 // request's route in metrics and logs.
 import type { DoorResponse } from '../../door.ts';
 import { html } from '../html.ts';
-import { redirect } from '../http.ts';
 import { apiClientPage, createClient, developerPage, revokeClient } from './developer.ts';
 import { coveragePage, saveCoverage } from './coverage.ts';
+import { overviewPage } from './overview.ts';
 import { changeWebhook, createWebhook, replayWebhook, retryDelivery, webhookPage, webhooksPage } from './webhooks.ts';
 import { returnsPage } from './returns.ts';
 import { processPage, returnAction, returnPage } from './returnPage.ts';
@@ -25,7 +25,7 @@ interface DashboardRoute {
 }
 
 const ROUTES: DashboardRoute[] = [
-  { method: 'GET', path: '/', handle: () => redirect('/admin/returns') },
+  { method: 'GET', path: '/', handle: overviewPage },
   { method: 'GET', path: '/returns', handle: returnsPage },
   { method: 'GET', path: '/returns/:id', handle: (req, { id }) => returnPage(req, id) },
   { method: 'GET', path: '/returns/:id/process', handle: (req, { id }) => processPage(req, id) },
