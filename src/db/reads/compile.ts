@@ -15,7 +15,9 @@ export class UnsupportedRead extends Error {}
  * The `where` key of a search document (the migration search_documents keeps one in the column
  * "searchText" of orders, returns, customers and products; Prisma does not know it):
  * `{ searchText: { contains: 'gmai' } }` holds where the folded document contains the folded
- * word, which the store's trigram index answers. String columns (and lists of them) also take
+ * word, which the store's trigram index answers; `{ searchText: { containsPhrase: 'sam7 shopper' } }`
+ * where it holds the folded words in a row with any run of white space (a field boundary is a
+ * line break) between them, a regular expression the same index answers. String columns (and lists of them) also take
  * `containsFolded` and `equalsFolded`: the same folding (case and accents) applied to the
  * column, for narrowing rows the document already found to one field.
  */
@@ -377,16 +379,28 @@ class Statement {
   }
 
   private searchDocumentFilter(alias: string, value: unknown): string {
-    if (!isPlainObject(value) || typeof value.contains !== 'string' || Object.keys(value).length !== 1) {
-      throw new UnsupportedRead(`${SEARCH_DOCUMENT} takes only { contains: string }`);
+    const [op, text] = isPlainObject(value) && Object.keys(value).length === 1 ? Object.entries(value)[0] : [];
+    if (typeof text !== 'string' || (op !== 'contains' && op !== 'containsPhrase')) {
+      throw new UnsupportedRead(`${SEARCH_DOCUMENT} takes only { contains: string } or { containsPhrase: string }`);
     }
-    return `${alias}.${quote(SEARCH_DOCUMENT)} LIKE ${this.foldedPattern(value.contains)}`;
+    this.searches = true;
+    const column = `${alias}.${quote(SEARCH_DOCUMENT)}`;
+    return op === 'contains' ? `${column} LIKE ${this.foldedPattern(text)}` : `${column} ~ ${this.phrasePattern(text)}`;
   }
 
   /** `%word%`, LIKE's own characters escaped, folded as the documents are (search_fold). */
   private foldedPattern(text: string): string {
     this.searches = true;
     return `'%' || search_fold(${this.textParam(text.replace(/[\\%_]/g, (c) => `\\${c}`))}) || '%'`;
+  }
+
+  /**
+   * The folded phrase as a regular expression: every character but letters, digits and white
+   * space escaped (after folding, which may make punctuation), each run of white space any run.
+   */
+  private phrasePattern(text: string): string {
+    const folded = `search_fold(${this.textParam(text)})`;
+    return `regexp_replace(regexp_replace(${folded}, '[^[:alnum:][:space:]]', ${literal(String.raw`\\\&`)}, 'g'), '[[:space:]]+', '[[:space:]]+', 'g')`;
   }
 
   private relationFilter(model: ReadModelModel, alias: string, field: ReadModelField, value: unknown): string {

@@ -29,8 +29,14 @@ function refuse(term: string, message: string): never {
   throw new Invalid(`query: "${term}": ${message}`, { path: 'query' });
 }
 
-/** The document holds the folded word. */
-const inDocument = (text: string): Where => ({ searchText: { contains: text } });
+/**
+ * The document holds the folded word; a phrase's words in a row, whatever space or field
+ * boundary lies between them (`"sam7 shopper"` spans a first and a last name).
+ */
+function inDocument(text: string): Where {
+  const phrase = text.trim();
+  return /\s/.test(phrase) ? { searchText: { containsPhrase: phrase } } : { searchText: { contains: text } };
+}
 
 /** A field that takes no comparison (`field:value` only). */
 function equalityField(name: string, kind: FieldKind, help: string, where: (value: string, storeId: string) => Where): SearchField {

@@ -122,10 +122,20 @@ function tokenize(query: string): Token[] {
       if (quoted) continue; // "" narrows nothing
       refuse(`a lone "${negated ? '-' : query[at]}" at character ${at + 1}`);
     }
-    tokens.push({ type: 'term', negated, node: { kind: 'text', text: value } });
+    tokens.push({ type: 'term', negated, node: quoted ? phraseNode(value) : { kind: 'text', text: value } });
   }
   return tokens;
 }
+
+/** A quoted phone number (`"(415) 555 0107"`) is that phone, found however it was stored; any other phrase is text. */
+function phraseNode(phrase: string): SearchNode {
+  const trimmed = phrase.trim();
+  const digits = trimmed.replace(/\D/g, '');
+  if (WHOLE_PHONE.test(trimmed) && digits.length >= PHONE_DIGITS) return { kind: 'phone', raw: trimmed, digits };
+  return { kind: 'text', text: phrase };
+}
+
+const WHOLE_PHONE = /^\+?\(?\d[\d\s().-]*\d$/;
 
 function unescape(text: string): string {
   return text.replace(/\\(.)/g, '$1');
