@@ -9,7 +9,9 @@ import { EXPORT_FORMATS, exportParameterNames, listExportAnswer, listExportNamed
 import { createContext } from '../schema/context.ts';
 import { problem, problemFromOutcome } from './problem.ts';
 
-export const EXPORTS_PREFIX = '/v3/rest/exports';
+/** Below /v3/rest (SOFA's routes, whose OpenAPI document names its paths from there). */
+export const EXPORTS_PATH = '/exports';
+export const EXPORTS_PREFIX = `/v3/rest${EXPORTS_PATH}`;
 
 /** The list and format a path names (`/v3/rest/exports/returns.csv`), if it names one. */
 function exportOf(pathname: string): { list: ListExport<unknown>; format: ExportFormat } | undefined {

@@ -26,6 +26,7 @@ import { restRateHeaders } from './door.ts';
 import { IDEMPOTENCY_KEY_RULES } from '../idempotentRequests.ts';
 import { describeSofaAnswers, documentIdempotencyKeys, documentRateLimits, documentValidators, isConnection, routeName, SOFA_SCALARS, sofaLinks, type SofaOpenApiDocument } from './sofaDocument.ts';
 import { IF_NONE_MATCH_PARAMETER, NOT_MODIFIED_DESCRIPTION, RATE_HEADERS, RETRY_AFTER, VALIDATOR_HEADERS } from './openapi.ts';
+import { documentExports } from './exportsDocument.ts';
 
 export const SOFA_PREFIX = '/v3/rest';
 const OPENAPI_PATH = `${SOFA_PREFIX}/openapi.json`;
@@ -156,7 +157,7 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
     const { links, generated } = router();
     const document = documentValidators(
       documentIdempotencyKeys(
-        documentRateLimits(describeSofaAnswers(JSON.parse(response.body.toString()) as SofaOpenApiDocument, generated, links, SOFA_PREFIX), RATE_HEADERS, RETRY_AFTER),
+        documentRateLimits(documentExports(describeSofaAnswers(JSON.parse(response.body.toString()) as SofaOpenApiDocument, generated, links, SOFA_PREFIX)), RATE_HEADERS, RETRY_AFTER),
         IDEMPOTENCY_KEY_RULES,
       ),
       { headers: VALIDATOR_HEADERS, parameter: IF_NONE_MATCH_PARAMETER, notModified: NOT_MODIFIED_DESCRIPTION },

@@ -3,6 +3,7 @@
 // ids the list's own v3 connection answers page by page for the same search. Another store's
 // records never appear, a missing scope is a 403 before anything is sent, and a cell a
 // spreadsheet would read as a formula is written as text.
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { parse } from 'csv-parse/sync';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -247,5 +248,27 @@ describe('who may export what', () => {
     expect((await call(server, 'GET', '/v3/rest/exports/webhooks.csv', { secret: store.secret })).status).toBe(404);
     expect((await call(server, 'GET', '/v3/rest/exports/orders.xlsx', { secret: store.secret })).status).toBe(404);
     expect((await call(server, 'GET', '/v3/rest/exports/returns.csv?status=nonsense', { secret: store.secret })).status).toBe(400);
+  });
+});
+
+describe('the API document', () => {
+  it('/v3/rest/openapi.json documents each export: parameters, columns, media type, failures', async () => {
+    const response = await call(server, 'GET', '/v3/rest/openapi.json');
+    type Operation = { parameters: { name: string }[]; description: string; responses: Record<string, { content?: Record<string, unknown>; $ref?: string }> };
+    const doc = response.body as { paths: Record<string, { get: Operation }> };
+    for (const list of Object.keys(LIST_EXPORTS) as ListName[]) {
+      for (const [format, mediaType] of [['csv', 'text/csv; charset=utf-8; header=present'], ['jsonl', 'application/x-ndjson']]) {
+        const operation = doc.paths[`/exports/${list}.${format}`]?.get;
+        expect(operation, `${list}.${format}`).toBeDefined();
+        expect(Object.keys(operation.responses['200'].content!)).toEqual([mediaType]);
+        expect(operation.responses['403']).toEqual({ $ref: '#/components/responses/Forbidden' });
+        expect(operation.responses).toHaveProperty('304');
+        for (const column of LIST_EXPORTS[list].columns) expect(operation.description).toContain(`| ${column.header} | \`${column.key}\` |`);
+      }
+    }
+    expect(doc.paths['/exports/returns.csv'].get.parameters.map((p) => p.name)).toEqual(['query', 'status', 'sort_key', 'reverse', 'If-None-Match']);
+    expect(doc.paths['/exports/audit-entries.csv'].get.parameters.map((p) => p.name)).not.toContain('query');
+    const validation = await new Validator().validate(doc as unknown as Parameters<Validator['validate']>[0]);
+    expect(validation.errors ?? [], JSON.stringify(validation.errors)).toEqual([]);
   });
 });
