@@ -75,6 +75,11 @@ function connectionOf<N>(field: string) {
   return (data: Record<string, unknown>) => data[field] as { nodes: N[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
 }
 
+/** `true` or `false` as a boolean; any other text handed on for the schema to refuse. */
+function booleanOf(value: string | null): boolean | string | null {
+  return value === 'true' ? true : value === 'false' ? false : value;
+}
+
 /** The `query` text, when given and not blank. */
 function searchOf(parameters: URLSearchParams): string | null {
   const query = parameters.get('query');
@@ -128,7 +133,7 @@ const RETURNS: ListExport<ReturnNode> = {
     query: searchOf(parameters),
     status: parameters.has('status') ? parameters.getAll('status').flatMap((s) => s.split(',')).map((s) => s.trim().toUpperCase()) : null,
     sortKey: parameters.get('sort_key')?.toUpperCase() || null,
-    reverse: parameters.has('reverse') ? parameters.get('reverse') === 'true' : null,
+    reverse: booleanOf(parameters.get('reverse')),
   }),
   nodes: connectionOf('returns'),
   columns: [

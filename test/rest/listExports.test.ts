@@ -248,6 +248,7 @@ describe('who may export what', () => {
     expect((await call(server, 'GET', '/v3/rest/exports/webhooks.csv', { secret: store.secret })).status).toBe(404);
     expect((await call(server, 'GET', '/v3/rest/exports/orders.xlsx', { secret: store.secret })).status).toBe(404);
     expect((await call(server, 'GET', '/v3/rest/exports/returns.csv?status=nonsense', { secret: store.secret })).status).toBe(400);
+    expect((await call(server, 'GET', '/v3/rest/exports/returns.csv?reverse=yes', { secret: store.secret })).status).toBe(400);
   });
 });
 
