@@ -55,7 +55,7 @@ describe('compressed request bodies', () => {
   const operation = JSON.stringify({ query: '{ __typename }' });
   const encoders: Record<string, (bytes: Buffer) => Buffer> = { gzip: zlib.gzipSync, deflate: zlib.deflateSync, br: zlib.brotliCompressSync };
   const post = (path: string, coding: string, body: Buffer, contentType = 'application/json') =>
-    fetch(server.url + path, { method: 'POST', headers: { authorization: `Bearer ${store.secret}`, 'content-type': contentType, 'content-encoding': coding }, body });
+    fetch(server.url + path, { method: 'POST', headers: { authorization: `Bearer ${store.secret}`, 'content-type': contentType, 'content-encoding': coding }, body: new Uint8Array(body) });
 
   it.each(Object.keys(encoders))('reads a %s body on every door', async (coding) => {
     const v3 = await post('/v3/graphql', coding, encoders[coding](Buffer.from(operation)));
