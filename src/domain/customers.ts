@@ -12,7 +12,7 @@ import type { Customer, CustomFieldType, Prisma } from '../generated/prisma/clie
 import { Invalid, type FieldIssue } from './errors.ts';
 import { recordEvent, recordingCtes } from './events.ts';
 import { newId } from './ids.ts';
-import { Decimal } from './money.ts';
+import { Decimal, type DecimalValue } from './money.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';
 import { auditContext } from './audit.ts';
 
@@ -728,4 +728,34 @@ export function customerEmailKey(email: string): string {
   const key = emailKey(email, 'email', issues);
   if (key === undefined) throw Invalid.of(issues);
   return key;
+}
+
+// ---------------------------------------------------------------- figures a list of customers shows
+
+export interface CustomerOrderFigures {
+  ordersCount: number;
+  /** What the customer's orders came to, per currency (orders without a total count for nothing). */
+  spend: { currency: string; amount: DecimalValue }[];
+  lastOrderAt: Date | null;
+}
+
+/** The orders of each customer named, counted and summed in one statement (a page of customers at a time). */
+export async function customerOrderFigures(db: Db, storeId: string, customerIds: readonly string[]): Promise<Map<string, CustomerOrderFigures>> {
+  const groups = await db.order.groupBy({
+    by: ['customerId', 'currency'],
+    where: { storeId, customerId: { in: [...customerIds] } },
+    _count: { _all: true },
+    _sum: { totalPrice: true },
+    _max: { placedAt: true },
+    orderBy: [{ customerId: 'asc' }, { currency: 'asc' }],
+  });
+  const figures = new Map<string, CustomerOrderFigures>(customerIds.map((id) => [id, { ordersCount: 0, spend: [], lastOrderAt: null }]));
+  for (const group of groups) {
+    const found = figures.get(group.customerId!)!;
+    found.ordersCount += group._count._all;
+    found.spend.push({ currency: group.currency, amount: new Decimal(group._sum.totalPrice ?? 0) });
+    const last = group._max.placedAt;
+    if (last && (!found.lastOrderAt || last > found.lastOrderAt)) found.lastOrderAt = last;
+  }
+  return figures;
 }

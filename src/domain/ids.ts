@@ -27,6 +27,7 @@ export const ID_PREFIXES = {
   returnItem: 'rli',
   returnNote: 'rnt',
   returnStatusChange: 'rsc',
+  returnBulkAction: 'rba',
   webhookSubscription: 'whk',
   webhookDelivery: 'dlv',
   deliveryAttempt: 'dat',

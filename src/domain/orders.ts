@@ -527,3 +527,27 @@ export async function findShopperOrder(db: Db | Tx, storeId: string, name: strin
   });
   return orders.find((order) => order.customerEmail !== REDACTED && normalizeEmail(order.customerEmail!) === typed)?.id ?? null;
 }
+
+// ---------------------------------------------------------------- figures a list of orders shows
+
+/** How far the order's units have been sent: none, some, all of them, or all of them and every shipment delivered. */
+export type OrderFulfillmentState = 'unfulfilled' | 'partially_fulfilled' | 'fulfilled' | 'delivered';
+
+/** What fulfillmentStateOf and unitsOrderedOf read; usable as a Prisma `select` on Order. */
+export const FULFILLMENT_STATE_SELECT = {
+  lineItems: { select: { quantity: true } },
+  fulfillments: { select: { status: true, lineItems: { select: { quantity: true } } } },
+} satisfies Prisma.OrderSelect;
+
+type FulfillmentStateSource = { lineItems: { quantity: number }[]; fulfillments: { status: string; lineItems: { quantity: number }[] }[] };
+
+export function unitsOrderedOf(order: Pick<FulfillmentStateSource, 'lineItems'>): number {
+  return order.lineItems.reduce((sum, line) => sum + line.quantity, 0);
+}
+
+export function fulfillmentStateOf(order: FulfillmentStateSource): OrderFulfillmentState {
+  const sent = order.fulfillments.reduce((sum, f) => sum + f.lineItems.reduce((units, line) => units + line.quantity, 0), 0);
+  if (sent === 0) return 'unfulfilled';
+  if (sent < unitsOrderedOf(order)) return 'partially_fulfilled';
+  return order.fulfillments.every((f) => f.status === 'delivered') ? 'delivered' : 'fulfilled';
+}

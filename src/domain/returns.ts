@@ -4,7 +4,7 @@
 // return (and, where quantities are claimed, its order) first, checks, and only
 // then writes, so a refused operation leaves nothing behind.
 import crypto from 'node:crypto';
-import { Prisma, type ReturnOutcome, type ReturnStatus, type ReturnType } from '../generated/prisma/client.ts';
+import { Prisma, ReturnStatus as RETURN_STATUSES, type ReturnOutcome, type ReturnStatus, type ReturnType } from '../generated/prisma/client.ts';
 import { countryCode, currencyCode, InputIssues, optionalText, requiredText } from './catalog.ts';
 import { isEmail, normalizeEmail } from './customers.ts';
 import { Conflict, Invalid, isDomainError, isUniqueViolation, NotFound, UnprocessableState, type FieldIssue } from './errors.ts';
@@ -48,6 +48,16 @@ export const TARGET_STATUS: Record<StatusOperation, ReturnStatus> = {
   reset: 'open',
   delete: 'deleted',
 };
+
+/**
+ * The statuses a return can be in through this service, in the enum's order: a new return
+ * starts open (where a reset leads too), and each status-changing operation leads to its
+ * target. The others (in_transit, delivered, needs_review, in_review) only arrive with data
+ * written outside the service.
+ */
+export const REACHABLE_STATUSES: readonly ReturnStatus[] = Object.values(RETURN_STATUSES).filter((status) =>
+  Object.values(TARGET_STATUS).includes(status),
+);
 
 /** Returns in these statuses no longer claim the ordered quantities of their items. */
 const RELEASED: ReturnStatus[] = ['rejected', 'deleted'];
@@ -561,7 +571,7 @@ export interface CreatedReturn {
 }
 
 const MAX_REASON_LENGTH = 255;
-const MAX_NOTE_LENGTH = 255;
+export const MAX_NOTE_LENGTH = 255;
 const MAX_KEY_LENGTH = 255;
 const MAX_ITEMS = 250;
 const IDEMPOTENT_OPERATION = 'createReturn';
@@ -1241,6 +1251,16 @@ export async function setReturnTags(db: Db | Tx, storeId: string, ref: ReturnRef
   });
 }
 
+/** Adds one tag the store defines to the return's tags; a return that has it already is left as it is. */
+export async function addReturnTag(db: Db | Tx, storeId: string, ref: ReturnRef, tag: string): Promise<string> {
+  return inTransaction(db, async (tx) => {
+    const target = await lockReturn(tx, storeId, ref);
+    const { tags } = await tx.return.findUniqueOrThrow({ where: { id: target.id }, select: { tags: true } });
+    if (tags.includes(tag)) return target.id;
+    return setReturnTags(tx, storeId, { id: target.id }, [...tags, tag]);
+  });
+}
+
 // ---------------------------------------------------------------- lists
 
 export interface ReturnListFilters {
@@ -1287,6 +1307,18 @@ export interface ReturnPage {
   where: Prisma.ReturnWhereInput;
   orderBy: Prisma.ReturnOrderByWithRelationInput[];
   take: number;
+}
+
+/**
+ * How many returns of the store each status holds among those matching the filters but their
+ * status (one statement): every reachable status, with 0 when none holds it, then any other
+ * status some return is in.
+ */
+export async function countReturnsByStatus(reads: Reads, storeId: string, filters: ReturnListFilters): Promise<{ status: ReturnStatus; count: number }[]> {
+  const rows = await reads.return.countBy('status', { where: returnListWhere(storeId, { ...filters, statuses: null }) });
+  const counts = new Map(rows.map((row) => [row.value as ReturnStatus, row.count]));
+  const listed = Object.values(RETURN_STATUSES).filter((status) => REACHABLE_STATUSES.includes(status) || counts.has(status));
+  return listed.map((status) => ({ status, count: counts.get(status) ?? 0 }));
 }
 
 /** The returns of a store matching the filters, one page of them. */

@@ -1,6 +1,7 @@
 // Customers: the Customer type, lookups by e-mail, the keyset-paginated list, and
 // the upsert mutation. Every rule of the upsert lives in domain/customers.ts.
 import { queryFromInfo } from '@pothos/plugin-prisma';
+import DataLoader from 'dataloader';
 import type { Scope } from '../auth/scopes.ts';
 import type { Customer as CustomerRow, Prisma } from '../generated/prisma/client.ts';
 import { searchHelp, searchWhere } from '../domain/search/kinds.ts';
@@ -9,12 +10,15 @@ import {
   CUSTOMER_LOCATION_STRING_FIELDS,
   CUSTOM_FIELD_VALUE_SELECT,
   customerEmailKey,
+  customerOrderFigures,
   customFieldMap,
   upsertCustomer,
   type CustomerLocation as CustomerLocationShape,
+  type CustomerOrderFigures,
 } from '../domain/customers.ts';
 import { builder } from './builder.ts';
-import { storeIdOf, hasAnyScope } from './context.ts';
+import { storeIdOf, hasAnyScope, perRequest, type GraphQLContext } from './context.ts';
+import { money, Money } from './scalars.ts';
 import { keysetConnection } from './keyset.ts';
 import type { MutationFieldBuilder } from './node.ts';
 import { idDescriptionOf } from './nodeTypes.ts';
@@ -205,4 +209,40 @@ builder.queryFields((t) => ({
     },
     CustomerConnection,
   ),
+}));
+
+// ---------------------------------------------------------------- what a list of customers shows
+
+/** The order figures of the customers a request reads, loaded together: one statement per page of customers, not one per customer. */
+const orderFiguresKey = {};
+function orderFiguresOf(ctx: GraphQLContext, customerId: string): Promise<CustomerOrderFigures> {
+  const loader = perRequest(
+    ctx,
+    orderFiguresKey,
+    () => new DataLoader<string, CustomerOrderFigures>(async (ids) => {
+      const figures = await customerOrderFigures(ctx.prisma, storeIdOf(ctx), ids);
+      return ids.map((id) => figures.get(id)!);
+    }),
+  );
+  return loader.load(customerId);
+}
+
+builder.prismaObjectFields('Customer', (t) => ({
+  ordersCount: t.int({
+    nullable: false,
+    description: "How many orders of the store are the customer's (Order.customer)",
+    resolve: async (c, _args, ctx) => (await orderFiguresOf(ctx, c.id)).ordersCount,
+  }),
+  lifetimeSpend: t.field({
+    type: [Money],
+    nullable: false,
+    description: "What the customer's orders came to (their totalPrice), one amount per currency they were placed in; empty without orders",
+    resolve: async (c, _args, ctx) => (await orderFiguresOf(ctx, c.id)).spend.map((s) => money(s.amount, s.currency)!),
+  }),
+  lastOrderAt: t.field({
+    type: 'DateTime',
+    nullable: true,
+    description: "When the customer's latest order was placed; null without orders",
+    resolve: async (c, _args, ctx) => (await orderFiguresOf(ctx, c.id)).lastOrderAt,
+  }),
 }));

@@ -8,6 +8,7 @@ import './customers.ts';
 import './customerSubscriptions.ts';
 import './customEvents.ts';
 import './returns.ts';
+import './returnBulkActions.ts';
 import './webhooks.ts';
 import './merchant.ts';
 import './catalog.ts';

@@ -1,7 +1,15 @@
 // Orders: the Order and OrderLineItem types (also reached from returns), the order
 // lookups, and the orderCreate mutation. Rules live in domain/orders.ts.
 import type { Scope } from '../auth/scopes.ts';
-import { createOrder, findShopperOrder, type OrderAddressInput as AddressInput } from '../domain/orders.ts';
+import {
+  createOrder,
+  findShopperOrder,
+  FULFILLMENT_STATE_SELECT,
+  fulfillmentStateOf,
+  unitsOrderedOf,
+  type OrderAddressInput as AddressInput,
+  type OrderFulfillmentState as OrderFulfillmentStateValue,
+} from '../domain/orders.ts';
 import { builder } from './builder.ts';
 import { hasAnyScope, storeIdOf } from './context.ts';
 import { money, Money } from './scalars.ts';
@@ -343,3 +351,31 @@ function orderCreateField(t: MutationFieldBuilder, deprecationReason?: string) {
 
 builder.mutationField('orderCreate', (t) => orderCreateField(t));
 builder.mutationField('createOrder', (t) => orderCreateField(t, 'Use orderCreate'));
+
+// ---------------------------------------------------------------- what a list of orders shows
+
+const OrderFulfillmentState = builder.enumType('OrderFulfillmentState', {
+  description: "How far an order's units have been sent, counted over its fulfillments' lines",
+  values: {
+    UNFULFILLED: { value: 'unfulfilled', description: 'No unit has been sent' },
+    PARTIALLY_FULFILLED: { value: 'partially_fulfilled', description: 'Some units have been sent, not all' },
+    FULFILLED: { value: 'fulfilled', description: 'Every unit has been sent; some shipment is not delivered yet' },
+    DELIVERED: { value: 'delivered', description: 'Every unit has been sent and every shipment delivered' },
+  } as const satisfies Record<string, { value: OrderFulfillmentStateValue; description: string }>,
+});
+
+builder.prismaObjectFields('Order', (t) => ({
+  unitsOrdered: t.int({
+    nullable: false,
+    description: 'Units ordered: the sum of the lines\' quantities (read with the order, in the same statement)',
+    select: { lineItems: FULFILLMENT_STATE_SELECT.lineItems },
+    resolve: unitsOrderedOf,
+  }),
+  fulfillmentState: t.field({
+    type: OrderFulfillmentState,
+    nullable: false,
+    description: "How far the order's units have been sent (read with the order, in the same statement)",
+    select: FULFILLMENT_STATE_SELECT,
+    resolve: fulfillmentStateOf,
+  }),
+}));

@@ -4,7 +4,7 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Scope } from '../auth/scopes.ts';
-import type { Return as ReturnRow } from '../generated/prisma/client.ts';
+import type { Return as ReturnRow, ReturnStatus as ReturnStatusValue } from '../generated/prisma/client.ts';
 import type { Plain } from '../db/reads/plain.ts';
 import {
   addReturnNote,
@@ -26,6 +26,7 @@ import {
   listAsnReturns,
   listAsnRows,
   listReturns,
+  countReturnsByStatus,
   processReturn,
   processReturnItems,
   allowedOperations,
@@ -134,10 +135,10 @@ export const ReturnOutcome = builder.enumType('ReturnOutcome', {
 });
 
 export const ReturnSortKey = builder.enumType('ReturnSortKey', {
-  description: 'Order of the returns list: always newest first by the key, ties broken by id',
+  description: 'Order of the returns list: newest first by the key (oldest first with reverse: true), ties broken by id in the same direction',
   values: {
     UPDATED_AT: { value: 'updatedAt', description: 'By the time of the last change (the default)' },
-    CREATED_AT: { value: 'createdAt', description: 'By creation time' },
+    CREATED_AT: { value: 'createdAt', description: 'By creation time: reverse: true lists the oldest (longest waiting) first' },
   } as const,
 });
 
@@ -595,6 +596,14 @@ export const Return = builder.prismaNode('Return', {
   }),
 });
 
+const ReturnStatusCount = builder.objectRef<{ status: ReturnStatusValue; count: number }>('ReturnStatusCount').implement({
+  description: 'The number of returns in one status',
+  fields: (t) => ({
+    status: t.field({ type: ReturnStatus, nullable: false, description: 'The status', resolve: (row) => row.status }),
+    count: t.exposeInt('count', { nullable: false, description: 'How many returns are in it' }),
+  }),
+});
+
 const ReturnConnection = builder.connectionObject({ type: Return, name: 'ReturnConnection' }, { name: 'ReturnEdge' });
 
 export const ReturnAsnRow = builder.objectRef<AsnRow>('ReturnAsnRow').implement({
@@ -677,9 +686,10 @@ builder.queryFields((t) => ({
         orderName: t.arg.string({ description: 'Only returns of the order with exactly this name, such as #1001' }),
         query: t.arg.string({ description: searchHelp('returns') }),
         sortKey: t.arg({ type: ReturnSortKey, defaultValue: 'updatedAt', description: 'Which time orders the list, newest first; UPDATED_AT by default' }),
+        reverse: t.arg.boolean({ defaultValue: false, description: 'Oldest first by sortKey instead; a cursor belongs to the direction it was made in' }),
       },
       resolve: (_root, args, ctx, info) => {
-        const sort: KeysetSort = { field: args.sortKey ?? 'updatedAt', kind: 'date', direction: 'desc' };
+        const sort: KeysetSort = { field: args.sortKey ?? 'updatedAt', kind: 'date', direction: args.reverse ? 'asc' : 'desc' };
         const query = returnQuery(ctx, info, [['edges', 'node'], ['nodes']]);
         return keysetConnection<Plain<ReturnRow>>({
           args,
@@ -692,6 +702,19 @@ builder.queryFields((t) => ({
     },
     ReturnConnection,
   ),
+  returnStatusCounts: t.field({
+    type: [ReturnStatusCount],
+    nullable: false,
+    description:
+      'How many returns of the store each status holds among those the returns list would give for the same filters, status aside: ' +
+      'one entry per status an operation of this service can lead to (0 when none is in it), then any other status a return is in. Needs returns_read.',
+    authScopes: { scope: 'returns_read' },
+    args: {
+      query: t.arg.string({ description: searchHelp('returns') }),
+      orderName: t.arg.string({ description: 'Only returns of the order with exactly this name, such as #1001' }),
+    },
+    resolve: (_root, args, ctx) => countReturnsByStatus(ctx.reads, storeIdOf(ctx), args),
+  }),
   asnReturns: t.connection(
     {
       type: Return,

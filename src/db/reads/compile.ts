@@ -586,6 +586,25 @@ function after(term: OrderTerm, cursor: string): string {
 export type ReadKind = 'many' | 'first' | 'count';
 
 /**
+ * One statement counting the rows of `modelName` that `where` holds for, per value of the
+ * scalar field `by`: one row per value found, `value` (plain, as a record would carry it) and `count`.
+ */
+export function compileCountBy(readModel: ReadModel, modelName: string, by: string, where: Where | undefined): CompiledRead {
+  const statement = new Statement(readModel);
+  const model = statement.modelOf(modelName);
+  const field = model.fields.find((candidate) => candidate.name === by);
+  if (!field || (field.kind !== 'scalar' && field.kind !== 'enum') || field.isList) throw new UnsupportedRead(`count by ${model.name}.${by}`);
+  const alias = statement.alias();
+  const condition = statement.where(model, alias, where);
+  const value = statement.scalar(alias, field);
+  return {
+    sql: `SELECT ${value} AS value, count(*)::int AS count FROM ${quote(model.table)} ${alias}${condition ? ` WHERE ${condition}` : ''} GROUP BY 1`,
+    params: statement.params,
+    searches: statement.searches,
+  };
+}
+
+/**
  * One statement for a read of `modelName`: `many` and `first` answer one row per record in a
  * column `j` (the record as JSON), `count` one row with `count`.
  */

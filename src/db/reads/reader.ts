@@ -7,7 +7,7 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import type * as runtime from '@prisma/client/runtime/client';
 import DataLoader from 'dataloader';
 import { readModel } from '../../generated/readModel.ts';
-import { compileRead, type CompiledRead, type ReadKind } from './compile.ts';
+import { compileCountBy, compileRead, type CompiledRead, type ReadKind } from './compile.ts';
 import type { ReadModelModel } from './model.ts';
 import { QUERY_CANCELED, type QueryOptions } from '../sqlChannel.ts';
 import type { Plain } from './plain.ts';
@@ -30,8 +30,12 @@ export interface ReadDelegate<M extends ModelName> {
   findFirstOrThrow<A extends ArgsOf<M, 'findFirstOrThrow'>>(
     args?: Prisma.SelectSubset<A, ArgsOf<M, 'findFirstOrThrow'>>,
   ): Promise<Plain<Result<M, A, 'findFirstOrThrow'>>>;
-  count(args?: { where?: ArgsOf<M, 'findMany'> extends { where?: infer W } ? W : never }): Promise<number>;
+  count(args?: { where?: WhereOf<M> }): Promise<number>;
+  /** How many rows `where` holds for, per value of the scalar field `by` (one statement, GROUP BY). */
+  countBy<F extends keyof Models[M]['fields'] & string>(by: F, args?: { where?: WhereOf<M> }): Promise<{ value: unknown; count: number }[]>;
 }
+
+type WhereOf<M extends ModelName> = ArgsOf<M, 'findMany'> extends { where?: infer W } ? W : never;
 
 export type Reads = { [M in ModelName as Uncapitalize<M>]: ReadDelegate<M> };
 
@@ -137,6 +141,10 @@ export function createReads(channel: ReadChannel): Reads {
         const compiled = compileRead(readModel, model.name, 'count', args);
         const [row] = await runCompiled<{ count: number }>(channel, compiled);
         return row.count;
+      },
+      countBy: (by: string, args?: Args) => {
+        const compiled = compileCountBy(readModel, model.name, by, args?.where as Args | undefined);
+        return runCompiled<{ value: unknown; count: number }>(channel, compiled);
       },
     };
   };
