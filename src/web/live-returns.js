@@ -32,8 +32,15 @@
         body.insertBefore(old, cursor);
         continue;
       }
-      if (old) old.remove();
-      body.insertBefore(document.importNode(row, true), cursor);
+      const added = document.importNode(row, true);
+      if (old) {
+        // A row chosen for a bulk action stays chosen when it changes.
+        const choice = old.querySelector('input[type=checkbox]');
+        const kept = added.querySelector('input[type=checkbox]');
+        if (choice && kept) kept.checked = choice.checked;
+        old.remove();
+      }
+      body.insertBefore(added, cursor);
     }
     while (cursor) {
       const next = cursor.nextElementSibling;

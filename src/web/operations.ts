@@ -65,9 +65,18 @@ export const ops = {
       pageInfo { hasNextPage endCursor } } }`),
 
   // The search boxes pass what was typed as `query` (the v3 search syntax); a malformed one is BAD_USER_INPUT.
-  returns: defineOperation(`query Returns($status: [ReturnStatus!], $q: String, $after: String) {
-    returns(first: 50, after: $after, status: $status, query: $q) {
-      nodes { ${RETURN_FIELDS} } pageInfo { hasNextPage endCursor } } }`),
+  returns: defineOperation(`query Returns($status: [ReturnStatus!], $q: String, $after: String, $sortKey: ReturnSortKey, $reverse: Boolean) {
+    returns(first: 50, after: $after, status: $status, query: $q, sortKey: $sortKey, reverse: $reverse) {
+      nodes { ${RETURN_FIELDS} customerEmail customerFirstName customerLastName order { submittedCustomer { name email } }
+        items { quantity reason outcome } }
+      pageInfo { hasNextPage endCursor } } }`),
+  // The queue's status tabs, with the count of each for the search typed; the tag choice of its bulk form.
+  returnQueueTabs: defineOperation(`query ReturnQueueTabs($q: String) { returnStatusCounts(query: $q) { status count } returnTags { name } }`),
+  returnsBulkAction: defineOperation(`mutation ReturnsBulkAction($key: String!, $action: ReturnBulkActionKind!, $ids: [ID!], $matching: ReturnBulkMatchingInput, $argument: String) {
+    returnsBulkAction(key: $key, action: $action, ids: $ids, matching: $matching, argument: $argument) { key state } }`),
+  returnBulkAction: defineOperation(`query ReturnBulkAction($key: String!) {
+    returnBulkAction(key: $key) { key action argument state total doneCount refusedCount createdAt updatedAt
+      refused: results(refusedOnly: true) { returnId number refusal } } }`),
   // The returns list reads itself again when one changes: the event needs to say no more than which.
   returnUpdates: defineOperation(`subscription ReturnUpdates { returnUpdated { id status } }`),
   returnDetail: defineOperation(`query ReturnDetail($id: ID!) {
@@ -96,7 +105,7 @@ export const ops = {
 
   orders: defineOperation(`query Orders($q: String, $after: String) {
     orders(first: 50, after: $after, query: $q) {
-      nodes { ${ORDER_ROW_FIELDS} }
+      nodes { ${ORDER_ROW_FIELDS} unitsOrdered fulfillmentState }
       pageInfo { hasNextPage endCursor } } }`),
   orderDetail: defineOperation(`query OrderDetail($id: ID!) {
     order(id: $id) { id name externalId placedAt currency customerPortalToken
@@ -110,7 +119,7 @@ export const ops = {
 
   customers: defineOperation(`query Customers($q: String, $after: String) {
     customers(first: 50, after: $after, query: $q) {
-      nodes { id email name phoneNumber updatedAt }
+      nodes { id email name phoneNumber updatedAt ordersCount lifetimeSpend { amount currency } lastOrderAt }
       pageInfo { hasNextPage endCursor } } }`),
   customerDetail: defineOperation(`query CustomerDetail($id: ID!) {
     node(id: $id) { ... on Customer { id email name firstName lastName phoneNumber phoneNumbers customFields createdAt updatedAt

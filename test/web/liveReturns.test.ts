@@ -188,7 +188,7 @@ describe('the returns list page', () => {
     const ret = await newReturn(store.storeId);
     const page = await web.get('/admin/returns?status=OPEN');
     expect(page.status).toBe(200);
-    expect(page.text).toContain(`<tr data-return-id="${ret.id}"><td data-label="Return"><a href="/admin/returns/${ret.id}">#${ret.number}</a>`);
+    expect(page.text).toContain(`<tr data-return-id="${ret.id}"><td data-label="Choose"><input type="checkbox" name="id" value="${ret.id}" form="bulk-action" aria-label="Choose return #${ret.number}"></td><td data-label="Return"><a href="/admin/returns/${ret.id}">#${ret.number}</a>`);
     expect(page.text).toContain('<form method="get" action="/admin/returns" class="card">');
     expect(page.text).toContain('<div id="returns-list" aria-live="polite" data-live-events="/admin/returns/events">');
     expect(page.text.match(/<script[^>]*>/g)).toEqual(['<script src="/admin/live-returns.js" defer>']);

@@ -20,9 +20,15 @@ interface CustomerRow {
   updatedAt: string;
 }
 
+interface CustomerListRow extends CustomerRow {
+  ordersCount: number;
+  lifetimeSpend: { amount: string; currency: string }[];
+  lastOrderAt: string | null;
+}
+
 export async function customersPage(req: DashboardRequest): Promise<DoorResponse> {
   const q = req.query.get('q') ?? '';
-  const result = await searchPage<CustomerRow>(req, 'customers', ops.customers, { q: q || undefined, after: req.query.get('after') || undefined });
+  const result = await searchPage<CustomerListRow>(req, 'customers', ops.customers, { q: q || undefined, after: req.query.get('after') || undefined });
   return searchListView(req, result, {
     title: 'Customers',
     path: '/admin/customers',
@@ -31,8 +37,15 @@ export async function customersPage(req: DashboardRequest): Promise<DoorResponse
     q,
     hint: 'Words match the e-mail, names, phone numbers (written any way) and custom field values.',
     fields: ['email:', 'name:', 'first_name:', 'last_name:', 'phone:', 'created_at:>=2026-11-01', 'updated_at:'],
-    columns: ['E-mail', 'Name', 'Phone', 'Updated'],
-    cells: (c) => [html`<a href="/admin/customers/${c.id}">${c.email ?? 'no e-mail'}</a>`, html`${c.name ?? ''}`, html`${c.phoneNumber ?? ''}`, html`${formatDate(c.updatedAt)}`],
+    columns: ['E-mail', 'Name', 'Phone', 'Orders', 'Lifetime spend', 'Last order'],
+    cells: (c) => [
+      html`<a href="/admin/customers/${c.id}">${c.email ?? 'no e-mail'}</a>`,
+      html`${c.name ?? ''}`,
+      html`${c.phoneNumber ?? ''}`,
+      html`${c.ordersCount}`,
+      html`${c.lifetimeSpend.map(money).join(', ') || '—'}`,
+      html`${c.lastOrderAt ? formatDate(c.lastOrderAt) : '—'}`,
+    ],
   });
 }
 

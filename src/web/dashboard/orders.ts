@@ -19,11 +19,23 @@ function shopperName(customer: OrderRow['submittedCustomer']): string {
   return customer?.name ?? [customer?.firstName, customer?.lastName].filter(Boolean).join(' ');
 }
 
+interface OrderListRow extends OrderRow {
+  unitsOrdered: number;
+  fulfillmentState: 'UNFULFILLED' | 'PARTIALLY_FULFILLED' | 'FULFILLED' | 'DELIVERED';
+}
+
+const FULFILMENT_WORDS: Record<OrderListRow['fulfillmentState'], string> = {
+  UNFULFILLED: 'Unfulfilled',
+  PARTIALLY_FULFILLED: 'Partly sent',
+  FULFILLED: 'Sent',
+  DELIVERED: 'Delivered',
+};
+
 export async function ordersPage(req: DashboardRequest): Promise<DoorResponse> {
   // Links from before the search box name an order exactly (name=): the same as a name: term.
   const name = req.query.get('name') || '';
   const q = [req.query.get('q') ?? '', name ? searchTerm('name', name) : ''].filter(Boolean).join(' ');
-  const result = await searchPage<OrderRow>(req, 'orders', ops.orders, { q: q || undefined, after: req.query.get('after') || undefined });
+  const result = await searchPage<OrderListRow>(req, 'orders', ops.orders, { q: q || undefined, after: req.query.get('after') || undefined });
   return searchListView(req, result, {
     title: 'Orders',
     path: '/admin/orders',
@@ -32,8 +44,15 @@ export async function ordersPage(req: DashboardRequest): Promise<DoorResponse> {
     q,
     hint: "Words match the order name, the merchant's order id, the shopper's e-mail, name and phone, tags, SKUs and titles.",
     fields: ['name:1001', 'order_id:', 'email:', 'customer:', 'phone:', 'sku:', 'title:', 'tag:', 'created_at:>=2026-11-01', 'total:>100'],
-    columns: ['Order', 'Placed', 'Customer', 'E-mail', 'Total'],
-    cells: (o) => [html`<a href="/admin/orders/${o.id}">${o.name}</a>`, html`${formatDate(o.placedAt)}`, html`${shopperName(o.submittedCustomer)}`, html`${o.submittedCustomer?.email ?? ''}`, html`${money(o.totalPrice)}`],
+    columns: ['Order', 'Customer', 'Items', 'Total', 'Fulfilment', 'Placed'],
+    cells: (o) => [
+      html`<a href="/admin/orders/${o.id}">${o.name}</a>`,
+      html`${shopperName(o.submittedCustomer) || o.submittedCustomer?.email || '—'}`,
+      html`${o.unitsOrdered}`,
+      html`${money(o.totalPrice)}`,
+      html`${FULFILMENT_WORDS[o.fulfillmentState]}`,
+      html`${formatDate(o.placedAt)}`,
+    ],
   });
 }
 

@@ -7,7 +7,7 @@ import { apiClientPage, createClient, developerPage, revokeClient } from './deve
 import { coveragePage, saveCoverage } from './coverage.ts';
 import { overviewPage } from './overview.ts';
 import { changeWebhook, createWebhook, replayWebhook, retryDelivery, webhookPage, webhooksPage } from './webhooks.ts';
-import { returnsPage } from './returns.ts';
+import { bulkActionPage, returnsPage, startBulkAction } from './returns.ts';
 import { processPage, returnAction, returnPage } from './returnPage.ts';
 import { orderPage, ordersPage } from './orders.ts';
 import { customerPage, customersPage, eraseCustomerData, exportCustomer } from './customers.ts';
@@ -27,6 +27,8 @@ interface DashboardRoute {
 const ROUTES: DashboardRoute[] = [
   { method: 'GET', path: '/', handle: overviewPage },
   { method: 'GET', path: '/returns', handle: returnsPage },
+  { method: 'POST', path: '/returns/bulk', handle: startBulkAction },
+  { method: 'GET', path: '/returns/bulk/:key', handle: (req, { key }) => bulkActionPage(req, key) },
   { method: 'GET', path: '/returns/:id', handle: (req, { id }) => returnPage(req, id) },
   { method: 'GET', path: '/returns/:id/process', handle: (req, { id }) => processPage(req, id) },
   { method: 'POST', path: '/returns/:id/:action', handle: (req, { id, action }) => returnAction(req, id, action) },
