@@ -185,6 +185,9 @@ const doors: { door: string; request: () => { path: string; method?: string; hea
   { door: 'web page (dashboard return list)', request: () => ({ path: '/admin/returns', headers: { cookie: dashboardCookie } }) },
 ];
 
+/** The answer as text, each CSRF token (masked afresh in every page against BREACH) left out: two renders of one page differ there only. */
+const unmasked = (bytes: Buffer) => bytes.toString('utf8').replace(/name="csrf" value="[^"]+"/g, 'name="csrf"');
+
 describe.each(doors)('$door', ({ request }) => {
   const ask = (acceptEncoding?: string) => {
     const { path, method, headers, body } = request();
@@ -203,7 +206,7 @@ describe.each(doors)('$door', ({ request }) => {
       expect(compressed.headers['content-encoding']).toBe(coding);
       expect(compressed.headers.vary).toMatch(/Accept-Encoding/);
       expect(compressed.headers['content-type']).toBe(plain.headers['content-type']);
-      expect(decode(compressed.bytes, coding).equals(plain.bytes)).toBe(true);
+      expect(unmasked(decode(compressed.bytes, coding))).toBe(unmasked(plain.bytes));
       expect(compressed.bytes.length).toBeLessThan(plain.bytes.length / 2);
       if (compressed.headers['content-length'] !== undefined) expect(Number(compressed.headers['content-length'])).toBe(compressed.bytes.length);
     }
