@@ -186,7 +186,8 @@ async function dropSecondaryIndexes(client: pg.Client): Promise<IndexDef[]> {
   return rows.map((row) => ({ name: row.name, table: row.table, def: row.def, gin: row.method === 'gin' }));
 }
 
-async function seed(client: pg.Client, stores: { store: Credentials; tag: string; size: SeedSize; label: string }[]): Promise<void> {
+/** The stores' rows at size, as the search bench and the export bench (bench/export.ts) measure on them. */
+export async function seed(client: pg.Client, stores: { store: Credentials; tag: string; size: SeedSize; label: string }[]): Promise<void> {
   const now = new Date();
   const started = performance.now();
   await client.query(`SET work_mem = '256MB'`);
