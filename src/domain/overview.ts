@@ -93,9 +93,10 @@ completed AS (
   SELECT r."id", r."createdAt", c."at", r."totalRefund", r."totalStoreCredit", r."currency"
   FROM (SELECT "returnId", max("createdAt") AS "at" FROM "ReturnStatusChange"
         WHERE "toStatus" = 'complete' AND "createdAt" >= ${FROM} AND "createdAt" < ${TO} GROUP BY 1) AS c
-  JOIN "Return" AS r ON r."id" = c."returnId"
-  WHERE r."storeId" = $1 AND r."status" = 'complete'
-    AND NOT EXISTS (SELECT 1 FROM "ReturnStatusChange" AS later
+  CROSS JOIN LATERAL (
+    SELECT "id", "createdAt", "totalRefund", "totalStoreCredit", "currency" FROM "Return"
+    WHERE "id" = c."returnId" AND "storeId" = $1 AND "status" = 'complete' OFFSET 0) AS r
+  WHERE NOT EXISTS (SELECT 1 FROM "ReturnStatusChange" AS later
                     WHERE later."returnId" = r."id" AND later."toStatus" = 'complete' AND later."createdAt" >= ${TO})
 )`;
 
@@ -114,8 +115,10 @@ money AS (
   FROM completed GROUP BY 1, 2
   UNION ALL
   SELECT ${day('ii."occurredAt"')}, i."currency", 0, 0, sum(ii."amount")
-  FROM "Invoice" AS i JOIN "InvoiceItem" AS ii ON ii."invoiceId" = i."id"
-  WHERE i."storeId" = $1 AND ii."kind" = 'RETURN_PROCESSING_FEE' AND ii."occurredAt" >= ${FROM} AND ii."occurredAt" < ${TO}
+  FROM "Invoice" AS i CROSS JOIN LATERAL (
+    SELECT "occurredAt", "amount" FROM "InvoiceItem"
+    WHERE "invoiceId" = i."id" AND "occurredAt" >= ${FROM} AND "occurredAt" < ${TO} AND "kind" = 'RETURN_PROCESSING_FEE' OFFSET 0) AS ii
+  WHERE i."storeId" = $1
   GROUP BY 1, 2
 ),
 money_days AS (
@@ -132,34 +135,43 @@ SELECT
   (SELECT count(*)::int FROM completed) AS "completed",
   (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM "at" - "createdAt")) FROM completed)::float8 AS "medianSeconds"`;
 
-/** SKU of a returned item: its own (an imported item's) or its order line's. */
-const RETURNED_ITEMS = `
-  FROM "Return" AS r JOIN "ReturnItem" AS i ON i."returnId" = r."id" LEFT JOIN "OrderLineItem" AS l ON l."id" = i."orderLineItemId"
-  WHERE r."storeId" = $1 AND r."createdAt" >= ${FROM} AND r."createdAt" < ${TO} AND i."removedAt" IS NULL`;
+// The period's orders and returns come from their (storeId, date) indexes, and their lines and
+// items are then looked up by parent, one index probe each: `OFFSET 0` keeps each LATERAL
+// subquery a per-row lookup, where a join would let the planner hash the whole line and item
+// tables of every store (a sequential scan of millions of rows for a few thousand wanted).
 
+/** The live items of the returns opened in the period (`r` the return, `i` the item), `join` joined to each. */
+const returnedItems = (join = '') => `
+  FROM "Return" AS r CROSS JOIN LATERAL (
+    SELECT "quantity", "reason", "sku", "orderLineItemId" FROM "ReturnItem" WHERE "returnId" = r."id" AND "removedAt" IS NULL OFFSET 0) AS i
+  ${join}
+  WHERE r."storeId" = $1 AND r."createdAt" >= ${FROM} AND r."createdAt" < ${TO}`;
+
+/** Units ordered and returned per SKU, side by side in one grouping (a join of two aggregates would be planned blind). */
 const RETURN_RATE_SQL = `
-WITH ordered AS (
-  SELECT l."sku", min(l."title") AS "title", sum(l."quantity")::bigint AS "units"
-  FROM "Order" AS o JOIN "OrderLineItem" AS l ON l."orderId" = o."id"
-  WHERE o."storeId" = $1 AND o."placedAt" >= ${FROM} AND o."placedAt" < ${TO}
-  GROUP BY 1
-),
-returned AS (
-  SELECT coalesce(i."sku", l."sku") AS "sku", sum(i."quantity")::bigint AS "units"
-  ${RETURNED_ITEMS} AND r."status" NOT IN ('rejected', 'deleted')
+WITH per_sku AS (
+  SELECT "sku", min("title") AS "title", sum("ordered")::bigint AS "ordered", sum("returned")::bigint AS "returned" FROM (
+    SELECT l."sku", l."title", l."quantity" AS "ordered", 0 AS "returned"
+    FROM "Order" AS o CROSS JOIN LATERAL (SELECT "sku", "title", "quantity" FROM "OrderLineItem" WHERE "orderId" = o."id" OFFSET 0) AS l
+    WHERE o."storeId" = $1 AND o."placedAt" >= ${FROM} AND o."placedAt" < ${TO}
+    UNION ALL
+    -- An imported item names its SKU; an ordered one's is its line's.
+    SELECT coalesce(i."sku", l."sku"), NULL, 0, i."quantity"
+    ${returnedItems(`LEFT JOIN LATERAL (SELECT "sku" FROM "OrderLineItem" WHERE "id" = i."orderLineItemId" OFFSET 0) AS l ON true`)}
+      AND r."status" NOT IN ('rejected', 'deleted')
+  ) AS units
   GROUP BY 1
 )
-SELECT (SELECT coalesce(sum("units"), 0)::float8 FROM ordered) AS "unitsOrdered",
-       (SELECT coalesce(sum("units"), 0)::float8 FROM returned) AS "unitsReturned",
+SELECT (SELECT coalesce(sum("ordered"), 0)::float8 FROM per_sku) AS "unitsOrdered",
+       (SELECT coalesce(sum("returned"), 0)::float8 FROM per_sku) AS "unitsReturned",
        (SELECT coalesce(json_agg(t ORDER BY t."rate" DESC, t."unitsReturned" DESC, t."sku"), '[]') FROM (
-          SELECT o."sku", o."title", o."units" AS "unitsOrdered", r."units" AS "unitsReturned", r."units"::float8 / o."units" AS "rate"
-          FROM ordered AS o JOIN returned AS r ON r."sku" = o."sku"
-          WHERE o."sku" IS NOT NULL AND o."units" > 0
+          SELECT "sku", "title", "ordered" AS "unitsOrdered", "returned" AS "unitsReturned", "returned"::float8 / "ordered" AS "rate"
+          FROM per_sku WHERE "sku" IS NOT NULL AND "ordered" > 0 AND "returned" > 0
           ORDER BY 5 DESC, 4 DESC, 1 LIMIT 10) AS t) AS "top"`;
 
 const REASONS_SQL = `
 SELECT i."reason", sum(i."quantity")::int AS "units", count(DISTINCT r."id")::int AS "returns"
-${RETURNED_ITEMS} AND r."status" <> 'deleted'
+${returnedItems()} AND r."status" <> 'deleted'
 GROUP BY 1 ORDER BY 2 DESC, 3 DESC, 1 NULLS LAST`;
 
 interface DaysRow {
