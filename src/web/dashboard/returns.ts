@@ -190,6 +190,7 @@ interface BulkState {
 
 const DONE_WORD: Record<BulkState['action'], string> = { FLAG: 'flagged', CLOSE: 'closed', PROCESS: 'processed', TAG: 'tagged', NOTE: 'given the note' };
 const DOING_WORD: Record<BulkState['action'], string> = { FLAG: 'Flagging', CLOSE: 'Closing', PROCESS: 'Processing', TAG: 'Tagging', NOTE: 'Adding the note to' };
+const ACTION_NAME: Record<BulkState['action'], string> = { FLAG: 'Flag', CLOSE: 'Close', PROCESS: 'Process', TAG: 'Add a tag', NOTE: 'Add a note' };
 /** Refusals named in the summary line; the table under it lists every one. */
 const REFUSALS_IN_SUMMARY = 5;
 /** How often a running action's page reads itself again (the HTTP Refresh header: no script, and the CSP has nothing to say about it). */
@@ -249,5 +250,6 @@ export async function bulkActionPage(req: DashboardRequest, key: string): Promis
   const stalled = state.state === 'STALLED'
     ? html`<div class="error" role="alert">The action stopped after ${acted} of ${state.total} returns (the service was restarted). The others were not acted on; choose them again to finish.</div>`
     : '';
-  return view(req, 200, 'Bulk action', html`${stalled}<div class="notice" role="status" id="bulk-summary">${bulkSummary(state)}</div><p>${what}, started ${formatDate(state.createdAt)}.</p>${refusals}${back}`);
+  const asked = html`${ACTION_NAME[state.action]}${state.argument ? html` (${state.argument})` : ''} on ${state.total} ${state.total === 1 ? 'return' : 'returns'}, started ${formatDate(state.createdAt)}.`;
+  return view(req, 200, 'Bulk action', html`${stalled}<div class="notice" role="status" id="bulk-summary">${bulkSummary(state)}</div><p>${asked}</p>${refusals}${back}`);
 }
