@@ -251,6 +251,16 @@ export const PERSONAL_DATA: Record<string, Record<string, ColumnHandling>> = {
   ReturnNote: { id: ID, returnId: ID, content: { erase: 'redact', holds: 'notes about the shopper\'s return' } },
   ReturnTag: kept("the merchant's tags", ['storeId', 'name', 'pillTheme', 'source']),
   ReturnStatusChange: kept("a return's history of statuses", ['id', 'returnId', 'operation']),
+  ReturnBulkAction: {
+    id: ID,
+    storeId: ID,
+    key: { keep: "the dashboard form's key" },
+    action: { keep: 'what was done to many returns' },
+    argument: { keep: "a tag's name, or a note's words only while the action runs (each return's note, which erasure treats, keeps them)" },
+    returnIds: ID,
+    results: { keep: 'the returns acted on, by id and number, and why any was refused' },
+    state: { keep: 'whether the action is running' },
+  },
   IdempotencyKey: kept("a client's key and the record it made", ['storeId', 'key', 'operation', 'requestHash', 'resourceId']),
   Event: {
     id: ID,

@@ -157,7 +157,9 @@ async function runBulkAction(
       results.push({ id: ret.id, number: ret.number, refused: error.message });
     }
     const last = index === returns.length - 1;
-    progress(await db.returnBulkAction.update({ where: { id: rowId }, data: { results: results as unknown as Prisma.InputJsonValue, ...(last ? { state: 'done' } : {}) } }));
+    // A note's words live on in each return's note, which a shopper's erasure treats; the action's copy is dropped once it is written everywhere.
+    const finished = last ? { state: 'done', ...(action === 'note' ? { argument: null } : {}) } : {};
+    progress(await db.returnBulkAction.update({ where: { id: rowId }, data: { results: results as unknown as Prisma.InputJsonValue, ...finished } }));
     // Requests that came meanwhile queue their statements before the next return's: an embedded
     // database runs one transaction at a time, and back-to-back ones would keep them waiting.
     await new Promise((resolve) => setTimeout(resolve, 0));
