@@ -112,6 +112,7 @@ describe('dashboard in Chromium', { timeout: 120_000 }, () => {
 
     const merchant = await newPage();
     await signIn(merchant.page);
+    await merchant.page.goto(`${server.url}/admin/returns`);
     // The demo's returns, newest change first: the shopper's return on top.
     expect(await merchant.page.$$eval('#returns-list tbody tr', (rows) => rows.length)).toBe(50);
     expect(await merchant.page.$eval('#returns-list tbody tr', (row) => row.getAttribute('data-return-id'))).toBe(compatReturn.svc_id);
