@@ -30,6 +30,7 @@ import {
   processReturn,
   processReturnItems,
   allowedOperations,
+  canApply,
   previewProcessing,
   type ProcessingAmounts,
   type ReturnOperation,
@@ -572,13 +573,14 @@ export const Return = builder.prismaNode('Return', {
     }),
     processingPreview: t.field({
       type: ReturnProcessingPreview,
-      nullable: false,
+      // Null, not an error, where processing is not allowed: a client selecting every field (SOFA's routes do) reads any return.
+      nullable: true,
       description:
         'What processing the return would record now (returnItemsProcess with rejectItemIds rejected; returnProcess without), nothing ' +
-        'written. Errors: BAD_USER_INPUT for an id that is not an item still on the return; UNPROCESSABLE when its status does not allow processing.',
+        'written; null when its status does not allow processing (allowedActions). Errors: BAD_USER_INPUT for an id that is not an item still on the return.',
       args: { rejectItemIds: t.arg.idList({ description: 'ReturnItem ids (rli_) of items still on the return that processing would reject' }) },
       select: { number: true, status: true, currency: true, items: { ...ITEMS_ON_RETURN, select: { id: true, outcome: true, ...ITEM_AMOUNT_SELECT } } },
-      resolve: (ret, args) => ({ ...previewProcessing(ret, (args.rejectItemIds ?? []).map(String)), currency: ret.currency }),
+      resolve: (ret, args) => (canApply('process', ret.status) ? { ...previewProcessing(ret, (args.rejectItemIds ?? []).map(String)), currency: ret.currency } : null),
     }),
     asnRows: t.field({
       type: [ReturnAsnRow],

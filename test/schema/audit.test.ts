@@ -103,7 +103,7 @@ describe('each door', () => {
   it('/v3/rest: the route SOFA made of the mutation', async () => {
     const ret = await insertTestReturn(server.db, store.storeId, await createTestOrder(server.db, store.storeId));
     const response = await call(server, 'POST', '/v3/rest/return-reject', { secret: store.secret, body: { id: ret.id }, headers: { 'x-request-id': 'audit-sofa' } });
-    expect(response.status).toBe(200);
+    expect(response.status, response.text).toBe(200);
     const [entry] = (await byRequest('audit-sofa')).filter((e) => e.object.kind === 'RETURN');
     expect(entry).toMatchObject({ actor: CLIENT(), door: 'sofa', operation: 'returnReject' });
     expect(change(entry, 'status')).toMatchObject({ before: 'open', after: 'rejected' });

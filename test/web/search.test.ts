@@ -113,7 +113,7 @@ describe('search boxes over HTTP', () => {
     const zoe = await search('/admin/orders', 'zoe');
     expect(rows(zoe.text)).toEqual([expect.stringContaining(ids.zoeOrder)]);
     expect(boxValue(zoe.text)).toBe('zoe');
-    expect(rows((await search('/admin/orders', 'email:example -nada')).text)).toEqual([expect.stringContaining('ada@example.com')]);
+    expect(rows((await search('/admin/orders', 'email:example -nada')).text)).toEqual([expect.stringContaining(ids.adaOrder)]);
     expect(rows((await search('/admin/orders', '(415) 555-0107')).text)).toEqual([expect.stringContaining(ids.zoeOrder)]);
     const old = await web.get(`/admin/orders?name=${encodeURIComponent(ids.adaOrder)}`);
     expect(rows(old.text)).toEqual([expect.stringContaining(ids.adaOrder)]);
@@ -129,7 +129,7 @@ describe('search boxes over HTTP', () => {
     expect(rows((await search('/admin/returns', 'example', { status: 'FLAGGED' })).text)).toEqual([expect.stringContaining(`#${ids.adaReturn}`)]);
     const open = await search('/admin/returns', 'lovelace', { status: 'OPEN' });
     expect(rows(open.text)).toEqual(['No returns match.']);
-    expect(open.text).toContain('<option value="OPEN" selected>');
+    expect(open.text).toContain('aria-current="page" data-status-tab="OPEN"');
     const old = await web.get(`/admin/returns?order_name=${encodeURIComponent(ids.nadaOrder)}`);
     expect(rows(old.text)).toEqual([expect.stringContaining(`#${ids.nadaReturn}`)]);
     expect(rows((await web.get(`/admin/returns?orderName=${encodeURIComponent(ids.adaOrder)}`)).text)).toEqual([expect.stringContaining(`#${ids.adaReturn}`)]);
@@ -146,7 +146,7 @@ describe('search boxes over HTTP', () => {
     expect(listed[0]).toContain('ada@example.com');
     expect(listed[1]).toContain('no e-mail');
     expect(listed[2]).toContain('zoe.dupont@gmail.com Zoë Dupont +14155550107');
-    expect(all.text).toContain('<th scope="col">E-mail</th><th scope="col">Name</th><th scope="col">Phone</th><th scope="col">Updated</th>');
+    expect(all.text).toContain('<th scope="col">E-mail</th><th scope="col">Name</th><th scope="col">Phone</th><th scope="col">Orders</th><th scope="col">Lifetime spend</th><th scope="col">Last order</th>');
     expect(rows((await search('/admin/customers', 'platinum')).text)).toEqual([expect.stringContaining('zoe.dupont@gmail.com')]);
     expect(rows((await search('/admin/customers', '+1 (415) 555 0107')).text)).toEqual([expect.stringContaining('zoe.dupont@gmail.com')]);
     expect(rows((await search('/admin/customers', 'name:lovel')).text)).toEqual([expect.stringContaining('ada@example.com')]);
@@ -180,7 +180,7 @@ describe('search boxes over HTTP', () => {
     expect(boxValue(page.text)).toBe(q);
     expect(page.text).toContain('aria-invalid="true"');
     expect(page.text).not.toContain('<tbody>');
-    if (path === '/admin/returns') expect(page.text).toContain('<option value="OPEN" selected>');
+    if (path === '/admin/returns') expect(page.text).toContain('<input type="hidden" name="status" value="OPEN">');
   });
 
   it('escapes what was typed, in the box and in the error', async () => {
@@ -305,7 +305,7 @@ describe('search boxes in Chromium', { timeout: 120_000 }, () => {
     await page.fill('#login-email', 'owner@example.com');
     await page.fill('#login-password', PASSWORD);
     await page.click('form[action="/admin/login"] button');
-    await page.waitForURL(`${server.url}/admin/returns`);
+    await page.waitForURL(`${server.url}/admin`);
   }
 
   /** Types into the page's search box and sends it. */
@@ -329,7 +329,7 @@ describe('search boxes in Chromium', { timeout: 120_000 }, () => {
     await screenshot(page, '20-orders-search', { fullPage: true });
 
     await page.click('nav a[href="/admin/returns"]');
-    await page.selectOption('#filter-status', 'OPEN');
+    await page.click('a[data-status-tab="OPEN"]');
     await searchFor(page, 'reason:damaged');
     expect(await listed(page)).toEqual([expect.stringContaining(`#${ids.zoeReturn}`)]);
     await page.waitForSelector('#returns-list[data-live="on"]');

@@ -126,7 +126,7 @@ interface ProcessPreviewData {
       storeCredit: Money;
       rejectsReturn: boolean;
       items: { itemId: string; outcome: string; rejected: boolean; amount: Money }[];
-    };
+    } | null;
   } | null;
 }
 
@@ -152,6 +152,9 @@ export async function processPage(req: DashboardRequest, id: string): Promise<Do
   const ret = outcome.data.return;
   if (!ret) return notFound(req);
   const preview = ret.processingPreview;
+  if (!preview) {
+    return view(req, 422, 'Process return', html`<div class="error" role="alert">return #${ret.number} is ${ret.status.toLowerCase()}: process is not allowed in that status</div><p><a href="${pathOf(id)}">Back to the return</a></p>`);
+  }
   const decided = new Map(preview.items.map((row) => [row.itemId, row]));
   const columns = ['Item', 'Qty', 'Outcome', 'Decision', 'Records'];
   const rows = ret.items.map((item) => {

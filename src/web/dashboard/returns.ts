@@ -139,7 +139,9 @@ export async function returnsPage(req: DashboardRequest): Promise<DoorResponse> 
   const tabsOutcome = await runOperation<{ returnStatusCounts: StatusCount[]; returnTags: { name: string }[] }>(ops.returnQueueTabs, { q: q || undefined }, req.ctx);
   if (!tabsOutcome.ok && tabsOutcome.error.code !== 'BAD_USER_INPUT') throw failureOf(tabsOutcome.error);
   const counts = tabsOutcome.ok ? tabsOutcome.data.returnStatusCounts : [];
-  const status = counts.find((c) => c.status === req.query.get('status'))?.status ?? ALL_TAB;
+  // A refused search has no tabs to check the status against: the one asked is kept for the form sent back to be mended.
+  const asked = req.query.get('status') ?? ALL_TAB;
+  const status = tabsOutcome.ok ? (counts.find((c) => c.status === asked)?.status ?? ALL_TAB) : /^[A-Z_]{1,20}$/.test(asked) ? asked : ALL_TAB;
   const statuses = status ? [status] : counts.filter((c) => c.status !== DELETED).map((c) => c.status);
   const matching = counts.filter((c) => statuses.includes(c.status)).reduce((sum, c) => sum + c.count, 0);
   const result = await searchPage<QueueRow>(req, 'returns', ops.returns, {
@@ -154,6 +156,7 @@ export async function returnsPage(req: DashboardRequest): Promise<DoorResponse> 
   return searchListView<QueueRow>(req, result, {
     title: 'Returns',
     path: '/admin/returns',
+    exportPath: '/admin/exports/returns',
     what: 'returns',
     q,
     hint: "Words match the order name, the shopper's e-mail, name and phone, tracking numbers, RMA references, tags, SKUs, titles and reasons.",
