@@ -124,7 +124,7 @@ export const ops = {
   customerDetail: defineOperation(`query CustomerDetail($id: ID!) {
     node(id: $id) { ... on Customer { id email name firstName lastName phoneNumber phoneNumbers customFields createdAt updatedAt
       location { street1 street2 city state stateCode postalCode country countryCode }
-      subscriptions { channel kind status address changedAt } redactedAt } } }`),
+      subscriptions { channel kind status address changedAt } redactedAt ordersCount lifetimeSpend { amount currency } lastOrderAt } } }`),
   customerErase: defineOperation(`mutation CustomerErase($id: ID!) {
     customerErase(input: { customerId: $id }) { total counts { ${ERASURE_COUNTS} } } }`),
   storeCustomerDataErase: defineOperation(`mutation StoreCustomerDataErase($confirmStoreId: ID!) {

@@ -49,7 +49,7 @@ export async function customersPage(req: DashboardRequest): Promise<DoorResponse
   });
 }
 
-export interface CustomerDetail extends CustomerRow {
+export interface CustomerDetail extends CustomerListRow {
   firstName: string | null;
   lastName: string | null;
   phoneNumbers: string[];
@@ -91,22 +91,12 @@ export function customFieldValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/**
- * Orders, spend and the last order, from the orders the page lists (the newest 50): when there
- * are more, the count and the spend say "at least".
- */
-function orderSummary(orders: OrderRow[], more: boolean): Html {
-  if (orders.length === 0) return html`<p id="customer-summary"><strong>Orders</strong> 0</p>`;
-  const spend = new Map<string, number>();
-  for (const order of orders) {
-    if (!order.totalPrice) continue;
-    const { amount, currency } = order.totalPrice;
-    spend.set(currency, (spend.get(currency) ?? 0) + Math.round(Number(amount) * 100));
-  }
-  const spent = [...spend].map(([currency, cents]) => `${(cents / 100).toFixed(2)} ${currency}`).join(' + ') || 'none';
-  const last = orders.reduce((newest, order) => (order.placedAt > newest.placedAt ? order : newest));
-  const atLeast = more ? 'at least ' : '';
-  return html`<p id="customer-summary"><strong>Orders</strong> ${atLeast}${orders.length} · <strong>Lifetime spend</strong> ${atLeast}${spent} · <strong>Last order</strong> <a href="/admin/orders/${last.id}">${last.name}</a> ${formatDate(last.placedAt)}</p>`;
+/** Orders, spend and the last order, as the schema counts them for the customer (every order, not only those listed). */
+function orderSummary(customer: CustomerDetail, newest: OrderRow | undefined): Html {
+  if (customer.ordersCount === 0) return html`<p id="customer-summary"><strong>Orders</strong> 0</p>`;
+  const spent = customer.lifetimeSpend.map((total) => money(total)).join(' + ') || 'none';
+  const last = customer.lastOrderAt ? html` · <strong>Last order</strong> ${newest ? html`<a href="/admin/orders/${newest.id}">${newest.name}</a> ` : ''}${formatDate(customer.lastOrderAt)}` : '';
+  return html`<p id="customer-summary"><strong>Orders</strong> ${customer.ordersCount} · <strong>Lifetime spend</strong> ${spent}${last}</p>`;
 }
 
 export async function customerPage(req: DashboardRequest, id: string): Promise<DoorResponse> {
@@ -141,7 +131,7 @@ export async function customerPage(req: DashboardRequest, id: string): Promise<D
 <p><strong>Phone</strong> ${customer.phoneNumbers.join(', ') || 'none'}</p>
 ${place ? html`<p><strong>Location</strong> ${place}</p>` : ''}
 <p><strong>Created</strong> ${formatDate(customer.createdAt)} · <strong>Updated</strong> ${formatDate(customer.updatedAt)}</p>
-${orderSummary(orders, activity.orders.pageInfo.hasNextPage)}</section>
+${orderSummary(customer, orders[0])}</section>
 <h2>Custom fields</h2>
 ${fields.length > 0
   ? html`<div class="table" role="region" aria-label="Custom fields" tabindex="0"><table id="custom-fields"><thead><tr><th>Field</th><th>Value</th></tr></thead><tbody>${fields.map(([name, value]) => html`<tr><td>${name}</td><td>${customFieldValue(value)}</td></tr>`)}</tbody></table></div>`
