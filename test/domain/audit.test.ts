@@ -48,6 +48,7 @@ const NOT_AUDITED: Record<string, string> = {
   ReadPosition: "replica routing's positions",
   StoreChangeCounter: 'the change counter that answers validators, bumped by every write',
   PersistedQuery: 'stored GraphQL documents',
+  ReturnBulkAction: "a bulk action's progress: each return it changes is audited as its own operation",
 };
 
 interface Entry {
