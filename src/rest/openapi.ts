@@ -92,7 +92,7 @@ export const JSON_MEDIA_TYPE = 'application/json';
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
-const PROBLEM_SCHEMA: JsonSchema = {
+export const PROBLEM_SCHEMA: JsonSchema = {
   type: 'object',
   description: 'RFC 7807 problem details (spec 2.6); `errors` lists each invalid input of a validation failure',
   required: ['type', 'title', 'status', 'detail'],

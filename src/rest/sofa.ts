@@ -157,7 +157,11 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
     const { links, generated } = router();
     const document = documentValidators(
       documentIdempotencyKeys(
-        documentRateLimits(documentExports(describeSofaAnswers(JSON.parse(response.body.toString()) as SofaOpenApiDocument, generated, links, SOFA_PREFIX)), RATE_HEADERS, RETRY_AFTER),
+        documentRateLimits(
+          documentExports(describeSofaAnswers(JSON.parse(response.body.toString()) as SofaOpenApiDocument, generated, links, { basePath: SOFA_PREFIX, depthLimit: SOFA_DEPTH_LIMIT })),
+          RATE_HEADERS,
+          RETRY_AFTER,
+        ),
         IDEMPOTENCY_KEY_RULES,
       ),
       { headers: VALIDATOR_HEADERS, parameter: IF_NONE_MATCH_PARAMETER, notModified: NOT_MODIFIED_DESCRIPTION },

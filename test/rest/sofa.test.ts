@@ -133,8 +133,13 @@ describe('/v3/rest (SOFA)', () => {
     const schemas = document.components.schemas;
     expect(schemas.Return.properties!.order).toMatchObject({ anyOf: [{ $ref: '#/components/schemas/OrderLink' }, { type: 'null' }] });
     expect(schemas.OrderLink.required).toEqual(['id']);
-    // A subject is whole; an object-valued property may be left out where its type recurs along a route (SOFA's depth limit).
-    expect(schemas.ReturnEdge.properties!.node).toMatchObject({ anyOf: [{ $ref: '#/components/schemas/Return' }, { type: 'null' }] });
+    // A subject is whole, and a page's items are always there.
+    expect(schemas.ReturnEdge.properties!.node).toMatchObject({ $ref: '#/components/schemas/Return' });
+    expect(schemas.ReturnEdge.required).toEqual(expect.arrayContaining(['node', 'cursor']));
+    expect(schemas.ReturnConnection.required).toEqual(expect.arrayContaining(['edges', 'pageInfo']));
+    // A non-null field SOFA leaves out where its type recurs along a route (its depth limit) is not required:
+    // GET /v3/rest/order/{id} answers no line's `order`.
+    expect(schemas.OrderLineItem.required).not.toContain('order');
     const checked = new CheckedDocument(document, 'sofa');
     for (const [method, path, answer] of [
       ['post', '/create-return', created],

@@ -1,14 +1,14 @@
 // describeSofaAnswers on a small schema and the document SOFA writes for it: links, nulls,
-// depth-limited answers, inputs and path parameters as /v3/rest serves them.
+// depth-limited answers, inputs, path parameters and refusals as /v3/rest serves them.
 import { buildSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { describeSofaAnswers, sofaLinks, type SofaOpenApiDocument } from '../../src/rest/sofaDocument.ts';
+import { describeSofaAnswers, sofaLeftOut, sofaLinks, type SofaOpenApiDocument } from '../../src/rest/sofaDocument.ts';
 
 const schema = buildSchema(`
   type Query { order(id: ID!): Order  orders(first: Int): OrderConnection  customer(email: String!): Customer }
   type Mutation { placeOrder(input: PlaceOrderInput!): PlaceOrderPayload! }
   type Order { id: ID!  name: String!  note: String  status: Status  customer: Customer!  related: [Order!]! }
-  type Customer { id: ID!  lastOrder: Order }
+  type Customer { id: ID!  lastOrder: Order  firstOrder: Order! }
   type OrderConnection { edges: [OrderEdge!]!  pageInfo: PageInfo! }
   type OrderEdge { node: Order!  cursor: String! }
   type PageInfo { hasNextPage: Boolean! }
@@ -24,7 +24,16 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 function sofaDocument(): SofaOpenApiDocument {
   return {
     openapi: '3.0.1',
-    paths: { '/order/{id}': { get: { parameters: [{ in: 'path', name: 'id', required: false }, { in: 'query', name: 'x', required: false }] } } },
+    paths: {
+      '/order/{id}': { get: { parameters: [{ in: 'path', name: 'id', required: false }, { in: 'query', name: 'x', required: false }], responses: { 200: { description: '' } } } },
+      '/place-order': {
+        post: {
+          parameters: [{ in: 'query', name: 'input', required: true, schema: ref('PlaceOrderInput') }],
+          requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { input: ref('PlaceOrderInput') }, required: ['input'] } } } },
+          responses: { 200: { description: '', content: { 'application/json': { schema: ref('PlaceOrderPayload') } } } },
+        },
+      },
+    },
     components: {
       schemas: {
         Order: {
@@ -39,7 +48,9 @@ function sofaDocument(): SofaOpenApiDocument {
             related: { type: 'array', items: ref('Order') },
           },
         },
-        Customer: { type: 'object', required: ['id'], properties: { id: { type: 'string' }, lastOrder: ref('Order') } },
+        Customer: { type: 'object', required: ['id', 'firstOrder'], properties: { id: { type: 'string' }, lastOrder: ref('Order'), firstOrder: ref('Order') } },
+        OrderConnection: { type: 'object', required: ['edges', 'pageInfo'], properties: { edges: { type: 'array', items: ref('OrderEdge') }, pageInfo: ref('PageInfo') } },
+        PageInfo: { type: 'object', required: ['hasNextPage'], properties: { hasNextPage: { type: 'boolean' } } },
         OrderEdge: { type: 'object', required: ['node', 'cursor'], properties: { node: ref('Order'), cursor: { type: 'string' } } },
         PlaceOrderPayload: { type: 'object', required: ['order'], properties: { order: ref('Order') } },
         PlaceOrderInput: { type: 'object', required: ['address'], properties: { address: ref('AddressInput'), note: { type: 'string' } } },
@@ -51,7 +62,7 @@ function sofaDocument(): SofaOpenApiDocument {
 
 describe('the /v3/rest document', () => {
   const links = sofaLinks(schema);
-  const described = describeSofaAnswers(sofaDocument(), schema, links, '/v3/rest');
+  const described = describeSofaAnswers(sofaDocument(), schema, links, { basePath: '/v3/rest', depthLimit: 1 });
   const schemas = described.components!.schemas!;
 
   it('finds the models (a by-id route) and where a route answers them whole', () => {
@@ -61,15 +72,27 @@ describe('the /v3/rest document', () => {
 
   it('links a model below a subject, and keeps it whole where a route answers it', () => {
     expect(schemas.Customer.properties!.lastOrder).toEqual({ anyOf: [ref('OrderLink'), { type: 'null' }] });
-    expect(schemas.Order.properties!.related).toEqual({ type: ['array', 'null'], items: ref('OrderLink') });
-    expect(schemas.OrderEdge.properties!.node).toEqual({ anyOf: [ref('Order'), { type: 'null' }] });
-    expect(schemas.PlaceOrderPayload.properties!.order).toEqual({ anyOf: [ref('Order'), { type: 'null' }] });
+    expect(schemas.Order.properties!.related).toEqual({ type: 'array', items: ref('OrderLink') });
+    expect(schemas.OrderEdge.properties!.node).toEqual(ref('Order'));
+    expect(schemas.PlaceOrderPayload.properties!.order).toEqual(ref('Order'));
     expect(schemas.OrderLink).toMatchObject({ type: 'object', required: ['id'], properties: { id: { type: 'string' } } });
     expect(schemas.OrderLink.description).toContain('GET /v3/rest/order/{id}');
   });
 
-  it('allows null where GraphQL does, and no longer requires an answered object SOFA may cut', () => {
-    expect(schemas.Order.required).toEqual(['id', 'name']);
+  it('finds the fields some route leaves out where a type recurs along its selection', () => {
+    // GET /order/{id}: Order > customer > firstOrder and lastOrder would be an Order again.
+    expect(sofaLeftOut(schema, links, 1)).toEqual(new Map([['Customer', new Set(['lastOrder', 'firstOrder'])]]));
+  });
+
+  it('requires what GraphQL has non-null and every route answers, allows null where GraphQL does', () => {
+    expect(schemas.Order.required).toEqual(['id', 'name', 'customer', 'related']);
+    expect(schemas.OrderConnection.required).toEqual(['edges', 'pageInfo']);
+    expect(schemas.OrderConnection.properties!.edges).toEqual({ type: 'array', items: ref('OrderEdge') });
+    expect(schemas.OrderEdge.required).toEqual(['node', 'cursor']);
+    expect(schemas.PlaceOrderPayload.required).toEqual(['order']);
+    // Non-null, but left out of the answers of GET /order/{id}.
+    expect(schemas.Customer.required).toEqual(['id']);
+    expect(schemas.Customer.properties!.firstOrder).toEqual({ anyOf: [ref('OrderLink'), { type: 'null' }] });
     expect(schemas.Order.properties!.note).toEqual({ type: ['string', 'null'] });
     expect(schemas.Order.properties!.status).toEqual({ type: ['string', 'null'], enum: ['OPEN', 'CLOSED', null] });
     expect(schemas.Order.properties!.name).toEqual({ type: 'string' });
@@ -83,5 +106,30 @@ describe('the /v3/rest document', () => {
       { in: 'query', name: 'x', required: false },
     ]);
     expect(described.openapi).toBe('3.1.0');
+  });
+
+  it('takes a mutation\'s input in its body only', () => {
+    const operation = described.paths!['/place-order'].post;
+    expect(operation.parameters).toEqual([]);
+    expect(operation.requestBody).toMatchObject({ content: { 'application/json': { schema: { required: ['input'] } } } });
+  });
+
+  it('documents every refusal of every route with the one Problem schema', () => {
+    expect(schemas.Problem).toMatchObject({ required: ['type', 'title', 'status', 'detail'], properties: { errors: { type: 'array' } } });
+    const problem = { 'application/problem+json': { schema: ref('Problem') } };
+    const shared = described.components!.responses!;
+    for (const response of Object.values(shared)) expect(response.content).toEqual(problem);
+    expect(shared.Unavailable.headers!['Retry-After']).toMatchObject({ required: true });
+    const responses = (path: string, method: string) => described.paths![path][method].responses as Record<string, { $ref?: string; content?: unknown }>;
+    const statuses = (path: string, method: string) =>
+      Object.fromEntries(Object.entries(responses(path, method)).map(([status, response]) => [status, response.$ref?.replace('#/components/responses/', '')]));
+    expect(statuses('/order/{id}', 'get')).toEqual({
+      200: undefined, 400: 'BadInput', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 429: undefined, 500: 'InternalError', 503: 'Unavailable',
+    });
+    expect(statuses('/place-order', 'post')).toEqual({
+      200: undefined, 400: 'BadInput', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 413: 'PayloadTooLarge', 422: 'IdempotencyKeyReused',
+      429: undefined, 500: 'InternalError', 503: 'Unavailable',
+    });
+    expect(responses('/place-order', 'post')['429'].content).toEqual(problem);
   });
 });
