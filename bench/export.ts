@@ -22,7 +22,7 @@ import { createApiClient, createStore } from '../src/domain/stores.ts';
 import { exited, residentMb, startService, type Service } from '../test/support/service.ts';
 import { waitFor } from '../test/webhooks/support.ts';
 import { runClientProcess } from './load.ts';
-import { scratchDatabase } from './scratchDatabase.ts';
+import { dropOnInterrupt, scratchDatabase } from './scratchDatabase.ts';
 import { seed } from './search.ts';
 
 const ORDERS = Number(process.env.BENCH_EXPORT_ORDERS ?? 1_000_000);
@@ -69,12 +69,7 @@ async function measure(service: Service, url: string, secret: string, label: str
 export async function run(): Promise<void> {
   const scratch = await scratchDatabase('export');
   let service: Service | undefined;
-  const interrupted = (signal: NodeJS.Signals) => {
-    service?.child.kill('SIGTERM');
-    void scratch.drop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
+  const stopWatching = dropOnInterrupt(scratch, () => service);
   try {
     const db = await openDatabase(scratch.url, { poolSize: 2 });
     const stores: { storeId: string; secret: string }[] = [];
@@ -118,8 +113,7 @@ export async function run(): Promise<void> {
     await measure(service, `${base}/v3/rest/exports/orders.csv`, main.secret, `every order as CSV (${ORDERS.toLocaleString('en')} expected)`);
     await measure(service, `${base}/v3/rest/exports/orders.jsonl`, main.secret, 'every order as JSON Lines');
   } finally {
-    process.off('SIGINT', interrupted);
-    process.off('SIGTERM', interrupted);
+    stopWatching();
     if (service) {
       service.child.kill('SIGTERM');
       await exited(service.child);

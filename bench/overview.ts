@@ -25,7 +25,7 @@ import { createApiClient, createStore } from '../src/domain/stores.ts';
 import { exited, startService, type Service } from '../test/support/service.ts';
 import { waitFor } from '../test/webhooks/support.ts';
 import { runClientProcess } from './load.ts';
-import { scratchDatabase } from './scratchDatabase.ts';
+import { dropOnInterrupt, scratchDatabase } from './scratchDatabase.ts';
 import { seedStore, type SeedSize } from './searchSeed.ts';
 
 const envInt = (name: string, fallback: number) => {
@@ -199,12 +199,7 @@ async function explain(url: string, storeId: string, days: number): Promise<void
 export async function run(): Promise<void> {
   const scratch = await scratchDatabase('overview');
   let service: Service | undefined;
-  const interrupted = (signal: NodeJS.Signals) => {
-    service?.child.kill('SIGTERM');
-    void scratch.drop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
+  const stopWatching = dropOnInterrupt(scratch, () => service);
   try {
     write(`scratch database ${new URL(scratch.url).pathname.slice(1)}; ${SIZE.orders} orders and returns; ${REQUESTS} timed requests each after ${WARMUP}`);
     const db = await openDatabase(scratch.url, { poolSize: 2 });
@@ -288,7 +283,6 @@ export async function run(): Promise<void> {
       await exited(service.child);
     }
     await scratch.drop();
-    process.off('SIGINT', interrupted);
-    process.off('SIGTERM', interrupted);
+    stopWatching();
   }
 }

@@ -27,3 +27,20 @@ export async function scratchDatabase(label: string): Promise<{ url: string; dro
     },
   };
 }
+
+/**
+ * Drops the scratch database, after stopping the service `running` names, when the run is
+ * interrupted (Ctrl-C, SIGTERM); the answer stops watching once the run cleans up by itself.
+ */
+export function dropOnInterrupt(scratch: { drop(): Promise<void> }, running: () => { child: { kill(signal: NodeJS.Signals): unknown } } | undefined): () => void {
+  const interrupted = (signal: NodeJS.Signals) => {
+    running()?.child.kill('SIGTERM');
+    void scratch.drop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  return () => {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+  };
+}

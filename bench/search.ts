@@ -60,7 +60,7 @@ import { createApp } from '../src/server.ts';
 import { exited, startService, type Service, type ServiceCode } from '../test/support/service.ts';
 import { waitFor } from '../test/webhooks/support.ts';
 import { runClientProcess } from './load.ts';
-import { scratchDatabase } from './scratchDatabase.ts';
+import { dropOnInterrupt, scratchDatabase } from './scratchDatabase.ts';
 import { orderIdOf, seedStore, type SeedSize, type Timed } from './searchSeed.ts';
 
 const envInt = (name: string, fallback: number) => {
@@ -686,12 +686,7 @@ export async function run(): Promise<void> {
   let service: Service | undefined;
   let client: pg.Client | undefined;
   // Interrupted (Ctrl-C, a closed pipe's SIGPIPE is not one): the service stopped, the database dropped, then the exit.
-  const interrupted = (signal: NodeJS.Signals) => {
-    service?.child.kill('SIGTERM');
-    void scratch.drop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
+  const stopWatching = dropOnInterrupt(scratch, () => service);
   try {
     write(`scratch database ${new URL(scratch.url).pathname.slice(1)}; ${REQUESTS} timed requests per query after ${WARMUP} (at most ${MAX_SECONDS} s), first: ${PAGE}`);
     const db = await openDatabase(scratch.url, { poolSize: 2 });
@@ -774,7 +769,6 @@ export async function run(): Promise<void> {
     }
     await client?.end().catch(() => undefined);
     await scratch.drop();
-    process.off('SIGINT', interrupted);
-    process.off('SIGTERM', interrupted);
+    stopWatching();
   }
 }
