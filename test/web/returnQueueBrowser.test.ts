@@ -70,6 +70,8 @@ describe('the merchant lists in Chromium', { timeout: 240_000 }, () => {
     expect(boxes.length).toBeGreaterThan(1);
     await boxes[0].check();
     await boxes[1].check();
+    // The actions stay folded under one line until asked for, so the rows start on the first screen.
+    await page.click('#bulk-action summary');
     await page.selectOption('#bulk-what', 'FLAG');
     await page.click('#bulk-action button[type=submit]');
     await page.waitForLoadState();
@@ -86,6 +88,7 @@ describe('the merchant lists in Chromium', { timeout: 240_000 }, () => {
     await page.goto(`${server.url}/admin/returns?status=COMPLETE`);
     const complete = await page.$$('#returns-list input[type=checkbox]');
     await complete[0].check();
+    await page.click('#bulk-action summary');
     await page.selectOption('#bulk-what', 'PROCESS');
     await page.click('#bulk-action button[type=submit]');
     await page.waitForSelector('#bulk-summary');

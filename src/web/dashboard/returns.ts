@@ -118,6 +118,7 @@ function statusTabs(counts: StatusCount[], chosen: string, q: string, sort: stri
 function bulkForm(req: DashboardRequest, q: string, statuses: string[], matching: number, tags: string[]): Html {
   return html`<form method="post" action="/admin/returns/bulk" id="bulk-action" class="card bulk">${csrfField(req.session.csrfToken)}
 <input type="hidden" name="key" value="${crypto.randomUUID()}"><input type="hidden" name="q" value="${q}">${statuses.map((s) => html`<input type="hidden" name="match_status" value="${s}">`)}
+<details><summary>Act on returns: flag, close, process, tag or note the chosen returns, or all ${matching} of this search and tab</summary>
 <fieldset><legend>Act on returns</legend>
 <label class="check"><input type="radio" name="scope" value="chosen" checked> The returns chosen below</label>
 <label class="check"><input type="radio" name="scope" value="matching"> All ${matching} returns of this search and tab</label>
@@ -126,7 +127,7 @@ function bulkForm(req: DashboardRequest, q: string, statuses: string[], matching
 <div><label for="bulk-tag">Tag (for Add a tag)</label><select id="bulk-tag" name="tag">${tags.length ? tags.map((t) => html`<option>${t}</option>`) : html`<option value="">no tags defined</option>`}</select></div>
 <div><label for="bulk-note">Note (for Add a note)</label><input type="text" id="bulk-note" name="note" maxlength="255"></div></div>
 <p class="hint" id="bulk-hint">Each return is acted on by itself, as from its own page; those the action does not apply to are listed after. At most 1,000 returns per action.</p>
-<button type="submit" aria-describedby="bulk-hint">Apply to returns</button></fieldset></form>`;
+<button type="submit" aria-describedby="bulk-hint">Apply to returns</button></fieldset></details></form>`;
 }
 
 export async function returnsPage(req: DashboardRequest): Promise<DoorResponse> {
