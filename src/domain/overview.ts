@@ -17,7 +17,7 @@
 // - fees: the store's RETURN_PROCESSING_FEE invoice items that occurred in the period.
 import type { ReturnStatus } from '../generated/prisma/client.ts';
 import { Invalid } from './errors.ts';
-import { ALLOWED_FROM } from './returns.ts';
+import { ALLOWED_FROM, REACHABLE_STATUSES } from './returns.ts';
 import type { Db, Tx } from './tx.ts';
 
 /** Statuses whose returns still await the merchant. */
@@ -207,7 +207,10 @@ export async function returnsOverview(db: Db | Tx, storeId: string, period: { fr
     now,
     needingAction: {
       total: countWhere(() => true),
-      byStatus: NEEDING_ACTION.map((status) => ({ status, count: countWhere((row) => row.status === status) })),
+      // A status no operation leads to is listed only while some return is in it (data from outside), as the returns queue's tabs do.
+      byStatus: NEEDING_ACTION.map((status) => ({ status, count: countWhere((row) => row.status === status) })).filter(
+        ({ status, count }) => count > 0 || REACHABLE_STATUSES.includes(status),
+      ),
       byAge: AGE_BUCKETS.map((age) => ({ ...age, count: countWhere((row) => row.bucket === age.bucket) })),
     },
     days: daysRow.days,

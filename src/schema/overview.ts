@@ -42,7 +42,7 @@ const OverviewNeedingAction = builder.objectRef<Overview['needingAction']>('Over
   description: 'Returns awaiting action now (in a status other than complete, rejected or deleted), whatever the period.',
   fields: (t) => ({
     total: t.exposeInt('total', { nullable: false, description: 'All of them' }),
-    byStatus: t.field({ type: [OverviewStatusCount], nullable: false, description: 'Per status awaiting action, in the status order, zeros included', resolve: (n) => n.byStatus }),
+    byStatus: t.field({ type: [OverviewStatusCount], nullable: false, description: 'Per status awaiting action, in the status order, zeros included; a status no operation leads to (in_transit, delivered, needs_review, in_review) only while a return is in it', resolve: (n) => n.byStatus }),
     byAge: t.field({ type: [OverviewAgeCount], nullable: false, description: 'Per age bucket, youngest first, zeros included', resolve: (n) => n.byAge }),
   }),
 });

@@ -100,6 +100,8 @@ describe('the returns overview', () => {
       { status: 'open', count: 3 },
       { status: 'flagged', count: 1 },
     ]);
+    // Statuses no operation leads to are left out while no return is in them, as the queue's tabs leave them out.
+    expect(overview.needingAction.byStatus.map((s) => s.status)).toEqual(['open', 'flagged']);
     expect(overview.needingAction.byAge.map((a) => [a.bucket, a.count])).toEqual([
       ['DAYS_0_2', 1],
       ['DAYS_3_7', 1],
