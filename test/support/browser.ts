@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 /** Screenshots for a reviewer (test-artifacts/ is ignored by git). */
 export const SCREENSHOT_DIR = path.resolve('test-artifacts/screenshots');
@@ -82,4 +83,19 @@ export async function accessibilityViolations(page: Page): Promise<Accessibility
     const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.map(String).join(' ')) }));
   });
+}
+
+/**
+ * The page as shown now at 1280 and at 390 px, as a merchant sees it at a desk and on a phone:
+ * a full-page screenshot of each (`<name>-1280`, `<name>-390`), no axe violation, and nothing
+ * wider than the phone. Leaves the page at 1280 px.
+ */
+export async function lookAtBothWidths(page: Page, name: string): Promise<void> {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    await screenshot(page, `${name}-${width}`, { fullPage: true });
+    expect(await accessibilityViolations(page), `${name} at ${width} px`).toEqual([]);
+    if (width === 390) expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at 390 px`).toBeLessThanOrEqual(390);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
 }

@@ -5,7 +5,7 @@
 // test-artifacts/screenshots/43-*.png.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { accessibilityViolations, launchBrowser, openWatchedPage, screenshot, type WatchedPage } from '../support/browser.ts';
+import { launchBrowser, lookAtBothWidths, openWatchedPage, type WatchedPage } from '../support/browser.ts';
 import { createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { createTestOrder, insertTestReturn, type TestOrder, type TestReturn } from '../support/returnFixtures.ts';
 import { configureWebhookAddressPolicy } from '../../src/domain/webhooks.ts';
@@ -59,16 +59,7 @@ async function submit(page: Page, selector: string): Promise<void> {
   await Promise.all([page.waitForNavigation(), page.click(selector)]);
 }
 
-/** The page as shown now at 1280 and at 390 px: a screenshot of each, no axe violation, nothing wider than a phone. */
-async function lookAt(page: Page, name: string): Promise<void> {
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-    await screenshot(page, `43-${name}-${width}`, { fullPage: true });
-    expect(await accessibilityViolations(page), `${name} at ${width} px`).toEqual([]);
-    if (width === 390) expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at 390 px`).toBeLessThanOrEqual(390);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
+const lookAt = (page: Page, name: string) => lookAtBothWidths(page, `43-${name}`);
 
 describe('a return\'s money actions in Chromium', { timeout: 180_000 }, () => {
   it('previews processing, rejects an item, confirms, then offers only a reset that must be confirmed', async () => {

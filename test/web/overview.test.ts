@@ -5,7 +5,7 @@
 // 390 px with no axe-core violation and nothing scrolling sideways on a phone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { accessibilityViolations, launchBrowser, openWatchedPage, screenshot, type WatchedPage } from '../support/browser.ts';
+import { accessibilityViolations, launchBrowser, lookAtBothWidths, openWatchedPage, type WatchedPage } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { seedDemo, type DemoSeed } from '../../src/domain/demo.ts';
 
@@ -45,16 +45,7 @@ async function submit(page: Page, selector: string): Promise<void> {
   await Promise.all([page.waitForNavigation(), page.click(selector)]);
 }
 
-/** The page at 1280 and 390 px: a screenshot of each, no axe violation, nothing wider than a phone. */
-async function lookAt(page: Page, name: string): Promise<void> {
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-    await screenshot(page, `${name}-${width === 390 ? 'phone' : 'desktop'}`, { fullPage: true });
-    expect(await accessibilityViolations(page), `${name} at ${width} px`).toEqual([]);
-    if (width === 390) expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at 390 px`).toBeLessThanOrEqual(390);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
+const lookAt = (page: Page, name: string) => lookAtBothWidths(page, name);
 
 /** How many returns the returns list at `href` finds: its "All but deleted" tab's count. */
 async function listedAt(href: string): Promise<number> {
