@@ -18,7 +18,7 @@ import type { Database } from '../src/db/database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { createStore } from '../src/domain/stores.ts';
 import { configureWebhookAddressPolicy, createWebhookSubscription, systemLookup } from '../src/domain/webhooks.ts';
-import { createLogger } from '../src/logger.ts';
+import { createLogger } from '../src/observability/logger.ts';
 import { countNewDeliveries, DEFAULT_CONCURRENCY, WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import { newId } from '../src/domain/ids.ts';
 import { createTestOrder, insertTestReturn } from '../test/support/returnFixtures.ts';

@@ -13,8 +13,8 @@ import { exportDump, importDump, TransferError } from './db/transfer.ts';
 import { isDomainError } from './domain/errors.ts';
 import { createApiClient, createStore, linkFulfillmentService, revokeApiClient } from './domain/stores.ts';
 import { seedDemo } from './domain/demo.ts';
-import { inRequestScope } from './requestScope.ts';
-import { keepDemoCredentials } from './demoCredentials.ts';
+import { inRequestScope } from './observability/requestScope.ts';
+import { keepDemoCredentials } from './process/demoCredentials.ts';
 import { createMerchantUser } from './auth/merchantUsers.ts';
 import type { StoreKind } from './generated/prisma/client.ts';
 

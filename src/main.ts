@@ -4,16 +4,16 @@
 // shutdown deadline.
 import net from 'node:net';
 import { ConfigError, DEVELOPMENT_CURSOR_SECRET, loadConfig, type Config } from './config.ts';
-import { createLogger } from './logger.ts';
+import { createLogger } from './observability/logger.ts';
 import { DatabaseUrlError, openDatabase } from './db/client.ts';
 import { EmbeddedDatabaseBusyError } from './db/embedded.ts';
 import { applyMigrations } from './db/migrate.ts';
-import { createApp } from './server.ts';
+import { createApp } from './http/server.ts';
 import { seedDemo } from './domain/demo.ts';
-import { startBackgroundWork } from './background.ts';
-import { createMetrics } from './metrics.ts';
-import { keepDemoCredentials, keptDemoCredentials, type DemoCredentials } from './demoCredentials.ts';
-import { startTracing } from './telemetry.ts';
+import { startBackgroundWork } from './process/background.ts';
+import { createMetrics } from './observability/metrics.ts';
+import { keepDemoCredentials, keptDemoCredentials, type DemoCredentials } from './process/demoCredentials.ts';
+import { startTracing } from './observability/telemetry.ts';
 
 /** Requests in flight get this long to finish; the whole shutdown must end by SHUTDOWN_DEADLINE_MS. */
 const REQUEST_GRACE_MS = 10_000;

@@ -4,10 +4,10 @@
 // bodies. Routes map its shapes to GraphQL operations (src/compat/routes/*).
 import { authorizeScopes, callerOf, isAuthFailure, readSecret } from '../auth/authenticate.ts';
 import { rateLimitFields } from '../auth/rateLimit.ts';
-import { header, readRequestInput, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
-import { RouteTable } from '../routeTable.ts';
+import { header, readRequestInput, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
+import { RouteTable } from '../http/routeTable.ts';
 import { createContext } from '../schema/context.ts';
-import type { AppDeps } from '../door.ts';
+import type { AppDeps } from '../http/door.ts';
 import { compatError } from './errors.ts';
 import { compatRoutes } from './routes/index.ts';
 

@@ -1,7 +1,7 @@
 // The warehouse platform's error bodies (decisions.md "Compatibility interface"):
 // failures are `{"error":{"code","http_code","message"}}`; an action refused for the
 // return's state is HTTP 200 with `{"errors":{"message","code":"UNPROCESSABLE_RETURN"}}`.
-import { json, retryAfter, type DoorResponse } from '../door.ts';
+import { json, retryAfter, type DoorResponse } from '../http/door.ts';
 import type { ClassifiedError } from '../schema/errors.ts';
 
 const CODES: Record<number, string> = {

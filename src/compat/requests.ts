@@ -1,8 +1,8 @@
 // Reading the warehouse platform's request parameters: the four ways of naming a
 // return (spec 4.4) and the date windows of lists and reports. Anything malformed is
 // a 422 in the platform's error format, before any operation runs.
-import type { DoorResponse } from '../door.ts';
-import type { RouteInput } from '../routeTable.ts';
+import type { DoorResponse } from '../http/door.ts';
+import type { RouteInput } from '../http/routeTable.ts';
 import { compatError } from './errors.ts';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; response: DoorResponse };

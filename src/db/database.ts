@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { ATTR_DB_QUERY_TEXT, ATTR_DB_SYSTEM_NAME, DB_SYSTEM_NAME_VALUE_POSTGRESQL } from '@opentelemetry/semantic-conventions';
-import { withinSpan } from '../spans.ts';
+import { withinSpan } from '../observability/spans.ts';
 import type { PrismaPg } from '@prisma/adapter-pg';
 import type { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';

@@ -4,7 +4,7 @@
 // and operation, in which request) the application hands them as one setting of the
 // transaction, `audit.context`, taken from the request scope when the transaction begins.
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
-import { currentScope, type Actor } from '../requestScope.ts';
+import { currentScope, type Actor } from '../observability/requestScope.ts';
 
 /** The tables the triggers audit (their model names are the entries' object kinds); the migration lists the same. */
 export const AUDITED_KINDS = [

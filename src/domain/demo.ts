@@ -24,7 +24,7 @@ import { createLocation, setDefaultLocation } from './inventory.ts';
 import { createApiClient, linkFulfillmentService } from './stores.ts';
 import type { Db, Tx } from './tx.ts';
 import { recordAuditContext } from './audit.ts';
-import { inRequestScope } from '../requestScope.ts';
+import { inRequestScope } from '../observability/requestScope.ts';
 import { seedCatalog, seedStock } from './demo/catalog.ts';
 import type { DemoContext } from './demo/context.ts';
 import { DEMO_RANDOM_SEED, Random } from './demo/random.ts';

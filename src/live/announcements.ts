@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Database } from '../db/database.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../observability/logger.ts';
 
 export const LIVE_CHANNEL = 'live_events';
 

@@ -12,7 +12,7 @@
 // stream) is no client's fault: its streams keep asking, and only a backlog LAGGING_FACTOR
 // times larger drops them. Waiting events are the feed's shared objects, a pointer each.
 import type { Database } from '../db/database.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../observability/logger.ts';
 import { databaseAnnouncements, LIVE_CHANNEL, redisAnnouncements } from './announcements.ts';
 
 export type LiveTopic = 'inventory_level.updated' | 'return.created' | 'return.updated';

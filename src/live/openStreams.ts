@@ -1,7 +1,7 @@
 // What a door needs to serve subscriptions on an event stream: how many streams each caller
 // (an API client, a dashboard user) holds open on this instance, so that one caller cannot
 // hold every subscription the instance can serve, and the access a stream's context holds.
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../observability/logger.ts';
 import type { LiveAccess, LiveFeed } from './feed.ts';
 
 export interface OpenStreams {

@@ -7,7 +7,7 @@
 // can refuse one item by its index as its reference answer does, instead of the request.
 // Nesting is bounded before this runs (inputText.ts), so no body takes the validator deeper.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { JsonSchema } from '../routeTable.ts';
+import type { JsonSchema } from '../http/routeTable.ts';
 import type { FieldIssue } from '../schema/errors.ts';
 
 const ajv = new Ajv({ allErrors: true, strict: false, removeAdditional: true, discriminator: true, validateFormats: false });

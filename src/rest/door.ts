@@ -3,12 +3,12 @@
 // HTTP to a GraphQL operation and back (src/rest/routes/*).
 import { authorizeScopes, authorizeStore, callerOf, isAuthFailure, readSecret, type AuthFailure } from '../auth/authenticate.ts';
 import { rateLimitFields, type RateDecision } from '../auth/rateLimit.ts';
-import { header, json, readRequestInput, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
+import { header, json, readRequestInput, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
 import { createContext } from '../schema/context.ts';
-import type { AppDeps } from '../door.ts';
+import type { AppDeps } from '../http/door.ts';
 import { problem } from './problem.ts';
 import type { FieldIssue } from '../schema/errors.ts';
-import { RouteTable, type Route } from '../routeTable.ts';
+import { RouteTable, type Route } from '../http/routeTable.ts';
 import { restRoutes } from './routes/index.ts';
 
 export const REST_PREFIX = '/v2.2';

@@ -4,8 +4,8 @@
 // A door of its own, asked before SOFA's (server.ts), because SOFA answers JSON only.
 import { callerOf, isAuthFailure, readSecret } from '../auth/authenticate.ts';
 import { rateLimitFields } from '../auth/rateLimit.ts';
-import { header, readRequestInput, type AppDeps, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
-import { EXPORT_FORMATS, exportParameterNames, listExportAnswer, listExportNamed, type ExportFormat, type ListExport } from '../listExports.ts';
+import { header, readRequestInput, type AppDeps, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
+import { EXPORT_FORMATS, exportParameterNames, listExportAnswer, listExportNamed, type ExportFormat, type ListExport } from '../exports/listExports.ts';
 import { createContext } from '../schema/context.ts';
 import { problem, problemFromOutcome } from './problem.ts';
 

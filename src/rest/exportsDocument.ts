@@ -1,7 +1,7 @@
 // The export routes (exports.ts) in the /v3/rest OpenAPI document, beside SOFA's routes: one
 // path per list and format, with the list's parameters, its columns in the order of the file,
 // and the same failures (the shared problem responses SOFA's routes refer to).
-import { EXPORT_FORMATS, LIST_EXPORTS, type ExportFormat, type ListExport } from '../listExports.ts';
+import { EXPORT_FORMATS, LIST_EXPORTS, type ExportFormat, type ListExport } from '../exports/listExports.ts';
 import { EXPORTS_PATH } from './exports.ts';
 import type { SofaOpenApiDocument } from './sofaDocument.ts';
 

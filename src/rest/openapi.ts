@@ -5,9 +5,9 @@
 // (authentication, store and scope refusals, rate limits, malformed bodies, internal
 // errors), and marked `x-extension: true`.
 import fs from 'node:fs';
-import type { HttpMethod, JsonSchema, Route, RouteDoc } from '../routeTable.ts';
-import { IDEMPOTENCY_KEY_RULES } from '../idempotentRequests.ts';
-import { CONDITIONAL_REQUEST_RULES, VALIDATED_CACHE_CONTROL } from '../conditionalRequests.ts';
+import type { HttpMethod, JsonSchema, Route, RouteDoc } from '../http/routeTable.ts';
+import { IDEMPOTENCY_KEY_RULES } from '../formats/idempotencyKey.ts';
+import { CONDITIONAL_REQUEST_RULES, VALIDATED_CACHE_CONTROL } from '../http/validators.ts';
 
 type Json = Record<string, unknown>;
 

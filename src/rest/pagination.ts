@@ -3,8 +3,8 @@
 // next cursor goes out in X-Page-Next only while more results exist. The cursor is
 // the GraphQL connection's endCursor, passed through unchanged (it is signed, so an
 // altered one fails the operation with BAD_USER_INPUT -> 400).
-import { header } from '../door.ts';
-import type { RouteInput, RouteDoc } from '../routeTable.ts';
+import { header } from '../http/door.ts';
+import type { RouteInput, RouteDoc } from '../http/routeTable.ts';
 import type { FieldIssue } from '../schema/errors.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;

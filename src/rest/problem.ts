@@ -1,6 +1,6 @@
 // RFC 7807 problem details, the REST door's error format (spec 2.6, decisions.md).
 import type { ExecutionResult } from 'graphql';
-import { retryAfter, type DoorResponse } from '../door.ts';
+import { retryAfter, type DoorResponse } from '../http/door.ts';
 import type { ClassifiedError, ErrorCode, FieldIssue } from '../schema/errors.ts';
 
 const TITLES: Record<number, string> = {

@@ -4,7 +4,7 @@
 // by the schema's own input types (DateTime, enums), so REST accepts exactly what
 // the GraphQL operation accepts.
 import { coerceInputValue, isEnumType, isScalarType, type GraphQLInputType } from 'graphql';
-import type { RouteDoc } from '../routeTable.ts';
+import type { RouteDoc } from '../http/routeTable.ts';
 import { schema } from '../schema/index.ts';
 import type { FieldIssue } from '../schema/errors.ts';
 

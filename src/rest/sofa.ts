@@ -16,14 +16,14 @@ import {
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { createSofa, createSofaRouter } from 'sofa-api';
 import { callerOf, isAuthFailure, readSecret } from '../auth/authenticate.ts';
-import { header, readRequestInput, type Door, type DoorRequest, type DoorResponse, type JsonBody } from '../door.ts';
+import { header, readRequestInput, type Door, type DoorRequest, type DoorResponse, type JsonBody } from '../http/door.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import { classifyError } from '../schema/errors.ts';
 import { schema } from '../schema/index.ts';
-import type { AppDeps } from '../door.ts';
+import type { AppDeps } from '../http/door.ts';
 import { problem, REST_STATUS } from './problem.ts';
 import { restRateHeaders } from './door.ts';
-import { IDEMPOTENCY_KEY_RULES } from '../idempotentRequests.ts';
+import { IDEMPOTENCY_KEY_RULES } from '../formats/idempotencyKey.ts';
 import { describeSofaAnswers, documentIdempotencyKeys, documentRateLimits, documentValidators, isConnection, routeName, SOFA_SCALARS, sofaLinks, type SofaOpenApiDocument } from './sofaDocument.ts';
 import { IF_NONE_MATCH_PARAMETER, NOT_MODIFIED_DESCRIPTION, RATE_HEADERS, RETRY_AFTER, VALIDATOR_HEADERS } from './openapi.ts';
 import { documentExports } from './exportsDocument.ts';

@@ -10,7 +10,7 @@ import { defaultFieldResolver, type GraphQLSchema } from 'graphql';
 import { AUDITED_KINDS, auditEntryWhere, type AuditActorKind as ActorKind } from '../domain/audit.ts';
 import { personalColumnsByTable } from '../domain/privacy.ts';
 import type { Scope } from '../auth/scopes.ts';
-import { nameOperation } from '../requestScope.ts';
+import { nameOperation } from '../observability/requestScope.ts';
 import { builder } from './builder.ts';
 import { storeIdOf, type GraphQLContext } from './context.ts';
 import { keysetConnection } from './keyset.ts';

@@ -9,7 +9,7 @@ import type PrismaTypes from '../generated/pothos-prisma-types.ts';
 import { getDatamodel } from '../generated/pothos-prisma-types.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Plain } from '../db/reads/plain.ts';
-import { IDEMPOTENCY_KEY_RULES } from '../idempotentRequests.ts';
+import { IDEMPOTENCY_KEY_RULES } from '../formats/idempotencyKey.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { kindOfId } from '../domain/ids.ts';
 import type { GraphQLContext } from './context.ts';

@@ -2,12 +2,12 @@ import type { Database } from '../db/database.ts';
 import type { Reads } from '../db/reads/reader.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { AuthContext } from '../auth/authenticate.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../observability/logger.ts';
 import type { LiveAccess } from '../live/feed.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { trace } from '@opentelemetry/api';
-import { ATTR_STORE_ID } from '../telemetry.ts';
-import { identifyActor, type Actor } from '../requestScope.ts';
+import { ATTR_STORE_ID } from '../observability/telemetry.ts';
+import { identifyActor, type Actor } from '../observability/requestScope.ts';
 
 export type Door = 'v3' | 'rest' | 'compat' | 'web' | 'internal';
 

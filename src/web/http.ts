@@ -1,6 +1,6 @@
 // HTTP helpers of the web door: cookies, form bodies, security headers, pages.
 import crypto from 'node:crypto';
-import { header, type DoorRequest, type DoorResponse } from '../door.ts';
+import { header, type DoorRequest, type DoorResponse } from '../http/door.ts';
 import { layout, type Layout } from './html.ts';
 
 const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";

@@ -6,7 +6,7 @@
 // out, expired) hears nothing more.
 import fs from 'node:fs';
 import type { AuthContext } from '../auth/authenticate.ts';
-import type { AppDeps, DoorRequest, DoorResponse } from '../door.ts';
+import type { AppDeps, DoorRequest, DoorResponse } from '../http/door.ts';
 import { createContext } from '../schema/context.ts';
 import { runSubscription, type OperationOutcome } from '../schema/execute.ts';
 import { html } from './html.ts';

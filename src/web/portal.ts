@@ -3,7 +3,7 @@
 // door -> the order's return statuses. An unknown order and a wrong e-mail get the
 // same answer.
 import { signPortalToken, verifyPortalToken } from '../auth/shopper.ts';
-import type { DoorResponse } from '../door.ts';
+import type { DoorResponse } from '../http/door.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import { runOperation } from '../schema/execute.ts';
 import { html, formatDate, money, type Html } from './html.ts';

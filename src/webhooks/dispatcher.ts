@@ -18,7 +18,7 @@ import os from 'node:os';
 import type { Database } from '../db/database.ts';
 import type { AddressPolicy } from '../domain/webhooks.ts';
 import { newId } from '../domain/ids.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../observability/logger.ts';
 import { AttemptAborted, createSender, type AttemptOutcome, type Sender } from './delivery.ts';
 import { deliveryBody, ReturnReader, SubjectGone, type DeliveredEvent } from './payloads.ts';
 

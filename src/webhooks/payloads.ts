@@ -8,7 +8,7 @@ import DataLoader from 'dataloader';
 import type { ReturnStatus, StoreKind, WebhookPayload } from '../generated/prisma/client.ts';
 import type { Database } from '../db/database.ts';
 import { RETURN_BACKFILL_TOPIC } from '../domain/webhooks.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../observability/logger.ts';
 import {
   COMPAT_RETURN_FRAGMENT,
   loopLabelWebhook,

@@ -11,7 +11,7 @@ import { DatabaseUrlError, openDatabase } from '../../src/db/client.ts';
 import type { Database } from '../../src/db/database.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import { startStreamingPair, streamingPairUnavailable, type StreamingPair } from '../support/streamingReplica.ts';
 import { addApiClient, call, createTestStore, graphql, startTestServer, type TestServer } from '../support/server.ts';
 import { waitFor } from '../webhooks/support.ts';

@@ -3,7 +3,7 @@
 // it ran in, and only the columns it changed; a transaction that rolls back leaves nothing;
 // jobs are named; retention deletes old entries only, a bounded batch at a time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBackgroundWork } from '../../src/background.ts';
+import { startBackgroundWork } from '../../src/process/background.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { AUDITED_KINDS, pruneAuditTrail } from '../../src/domain/audit.ts';
@@ -14,12 +14,12 @@ import { deleteOrder } from '../../src/domain/fulfillments.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { adjustInventory } from '../../src/domain/inventory.ts';
 import { createOrder, type OrderInput } from '../../src/domain/orders.ts';
-import { inRequestScope, type RequestScope } from '../../src/requestScope.ts';
+import { inRequestScope, type RequestScope } from '../../src/observability/requestScope.ts';
 import { processReturn } from '../../src/domain/returns.ts';
 import { createApiClient, createStore } from '../../src/domain/stores.ts';
 import { inTransaction } from '../../src/domain/tx.ts';
 import { configureWebhookAddressPolicy, createWebhookSubscription, updateWebhookSubscription } from '../../src/domain/webhooks.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { seedLevel, seedLocation, seedProduct } from '../support/inventoryFixtures.ts';
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';

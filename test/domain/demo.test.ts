@@ -5,7 +5,7 @@
 // that its webhook subscription is never attempted, that it is the same on every fresh
 // database, and that seeding again changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBackgroundWork } from '../../src/background.ts';
+import { startBackgroundWork } from '../../src/process/background.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { DEMO_USER_EMAIL, seedDemo, type DemoSeed } from '../../src/domain/demo.ts';
@@ -15,8 +15,8 @@ import { Decimal } from '../../src/domain/money.ts';
 import { createApiClient, createStore } from '../../src/domain/stores.ts';
 import { configureWebhookAddressPolicy, createWebhookSubscription, recordFinishedDeliveries } from '../../src/domain/webhooks.ts';
 import { checkLogin } from '../../src/auth/merchantUsers.ts';
-import { createLogger } from '../../src/logger.ts';
-import type { Metrics } from '../../src/metrics.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import type { Metrics } from '../../src/observability/metrics.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { rowCounts } from '../support/counts.ts';
 import { emit, startReceiver, startTestDispatcher, waitFor } from '../webhooks/support.ts';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { createLiveFeed, type DropReason, type LiveFeed } from '../../src/live/feed.ts';
 import { LIVE_CHANNEL } from '../../src/live/announcements.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import { createTestDatabase } from '../support/db.ts';
 
 let db: Database;

@@ -8,7 +8,7 @@ import { parse } from 'csv-parse/sync';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedStore } from '../../bench/searchSeed.ts';
-import { LIST_EXPORTS, type ListName } from '../../src/listExports.ts';
+import { LIST_EXPORTS, type ListName } from '../../src/exports/listExports.ts';
 import { WHOLE_CONNECTION_PAGE_SIZE } from '../../src/schema/connectionPages.ts';
 import { addApiClient, call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 

@@ -4,7 +4,7 @@
 // parameters.
 import { describe, expect, it } from 'vitest';
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import type { DoorRequest } from '../../src/door.ts';
+import type { DoorRequest } from '../../src/http/door.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, nextPageHeaders, PAGE_PARAMETER_NAMES, readPage } from '../../src/rest/pagination.ts';
 import { problemFromOutcome, validationProblem } from '../../src/rest/problem.ts';
 import { documentQueryParameters, readQueryParameters, type QueryParameter } from '../../src/rest/queryParameters.ts';

@@ -3,7 +3,7 @@
 // secret reaches a route (never the door's "no route" 404 or a 405). The reference checker
 // used by every REST test must itself be able to fail.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RouteTable } from '../../src/routeTable.ts';
+import { RouteTable } from '../../src/http/routeTable.ts';
 import { restRoutes } from '../../src/rest/routes/index.ts';
 import { call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { referenceOperations, referenceResponseProblems, SERVED_TAG_GROUPS } from '../support/reference.ts';

@@ -7,7 +7,7 @@
 // executes with graphql-yoga's own executor.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, isAuthFailure } from '../../src/auth/authenticate.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import { createContext } from '../../src/schema/context.ts';
 import { defineOperation, runOperation } from '../../src/schema/execute.ts';
 import { createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';

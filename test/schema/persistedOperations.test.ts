@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import type { Database } from '../../src/db/database.ts';
-import { createPersistedQueryStore } from '../../src/schema/persistedQueries.ts';
-import { readTrustedDocuments } from '../../src/trustedDocuments.ts';
+import { createPersistedQueryStore } from '../../src/v3/persistedQueries.ts';
+import { readTrustedDocuments } from '../../src/v3/trustedDocuments.ts';
 import { call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);

@@ -1,9 +1,9 @@
 // A real service on 127.0.0.1 with its own database, and fixtures to make stores
 // and API clients in it.
 import type { AddressInfo } from 'node:net';
-import { createApp, type App } from '../../src/server.ts';
+import { createApp, type App } from '../../src/http/server.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createApiClient, createStore, linkFulfillmentService } from '../../src/domain/stores.ts';
 import { SCOPES } from '../../src/auth/scopes.ts';

@@ -7,7 +7,7 @@ import { openDatabase } from '../../src/db/client.ts';
 import type { Database } from '../../src/db/database.ts';
 import { recordEvent } from '../../src/domain/events.ts';
 import { configureWebhookAddressPolicy, systemLookup } from '../../src/domain/webhooks.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createTestStore, startTestServer, type TestServer } from '../support/server.ts';
 import { orderViolations, startReceiver, subscribe, waitFor, type Receiver } from './support.ts';

@@ -3,13 +3,13 @@
 // pending deliveries, recent ones and the events they need stay. The background work
 // runs it on its own.
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { startBackgroundWork } from '../../src/background.ts';
+import { startBackgroundWork } from '../../src/process/background.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { createStore } from '../../src/domain/stores.ts';
 import { configureWebhookAddressPolicy, createWebhookSubscription } from '../../src/domain/webhooks.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import { pruneWebhookHistory } from '../../src/webhooks/retention.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { insertEvents, waitFor } from './support.ts';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { createStore } from '../../src/domain/stores.ts';
 import type { StoreKind } from '../../src/generated/prisma/client.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import { deliveryBody, ReturnReader, SubjectGone, type DeliveredEvent } from '../../src/webhooks/payloads.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';

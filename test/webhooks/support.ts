@@ -12,7 +12,7 @@ import { recordEvent, type Topic } from '../../src/domain/events.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { graphql } from '../support/server.ts';
 import { systemLookup } from '../../src/domain/webhooks.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
 
 export interface WebhookBody {

@@ -2,11 +2,11 @@
 // return details and list, the seven actions on `/return/:return_id/...`, and the
 // advance shipping notice report. Each runs one operation of the shared schema; an
 // action answers `true`, or for a state that refuses it, 200 UNPROCESSABLE_RETURN.
-import { json, type DoorResponse } from '../../door.ts';
-import type { Route, RouteInput } from '../../routeTable.ts';
+import { json, type DoorResponse } from '../../http/door.ts';
+import type { Route, RouteInput } from '../../http/routeTable.ts';
 import { connectionPages } from '../../schema/connectionPages.ts';
 import { defineOperation, runOperation, type Operation, type OperationOutcome } from '../../schema/execute.ts';
-import { jsonArray, streamedAnswer } from '../../streamedAnswer.ts';
+import { jsonArray, streamedAnswer } from '../../http/streamedAnswer.ts';
 import { compatError, compatErrorFrom } from '../errors.ts';
 import { originOf, readReturnRef, readWindow, revalidatedAsWindowMoves, type Parsed } from '../requests.ts';
 import {

@@ -2,8 +2,8 @@
 // Coverage Info): no secret and no scope, as the reference says, but the store must
 // exist, and nothing beyond that store's coverage offer is read. Merchant text is
 // HTML-escaped wherever it is rendered.
-import { json } from '../../door.ts';
-import type { JsonSchema, Route, RouteInput } from '../../routeTable.ts';
+import { json } from '../../http/door.ts';
+import type { JsonSchema, Route, RouteInput } from '../../http/routeTable.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { checkShape } from '../bodyShape.ts';
 import { problemFromOutcome, validationProblem } from '../problem.ts';

@@ -4,8 +4,8 @@
 // application/json. Bulk: each event is validated and stored on its own; the request is
 // 202 while at least one event was accepted (a duplicate uniqueId counts as accepted), and
 // 400 naming every refused event's fields (`events.<index>.<field>`) when none was.
-import type { DoorResponse } from '../../door.ts';
-import type { JsonSchema, Route, RouteInput } from '../../routeTable.ts';
+import type { DoorResponse } from '../../http/door.ts';
+import type { JsonSchema, Route, RouteInput } from '../../http/routeTable.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { checkShape } from '../bodyShape.ts';
 import { problemFromOutcome, validationProblem } from '../problem.ts';

@@ -11,8 +11,8 @@
 // them yet): metafields, line properties and images, transactions, refunds, the sales
 // channel and cancellation.
 import type { ExecutionResult } from 'graphql';
-import { json, type DoorResponse } from '../../door.ts';
-import type { Route, RouteInput } from '../../routeTable.ts';
+import { json, type DoorResponse } from '../../http/door.ts';
+import type { Route, RouteInput } from '../../http/routeTable.ts';
 import type { ClassifiedError, FieldIssue } from '../../schema/errors.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { checkShape, withoutNulls } from '../bodyShape.ts';

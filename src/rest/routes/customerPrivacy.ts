@@ -3,9 +3,9 @@
 // `customerErase` mutation. The export is a GET (it reads; a person is named in its query, as
 // GET /customers?email= names one) streamed as one JSON document; the erasure a POST.
 import { GraphQLEnumType, GraphQLObjectType } from 'graphql';
-import { json, type DoorResponse } from '../../door.ts';
-import { customerDataExportAnswer } from '../../customerDataExport.ts';
-import type { JsonSchema, Route, RouteInput } from '../../routeTable.ts';
+import { json, type DoorResponse } from '../../http/door.ts';
+import { customerDataExportAnswer } from '../../exports/customerDataExport.ts';
+import type { JsonSchema, Route, RouteInput } from '../../http/routeTable.ts';
 import { WHOLE_CONNECTION_PAGE_SIZE } from '../../schema/connectionPages.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { schema } from '../../schema/index.ts';

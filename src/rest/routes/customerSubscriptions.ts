@@ -2,8 +2,8 @@
 // update, over the v3 `customerSubscriptionsUpdate` mutation. The body's JSON shape and
 // the status names of the document are checked here; every other rule (addresses, which
 // status each channel takes, which customer, stale changes) is the domain's.
-import { json, type DoorResponse } from '../../door.ts';
-import type { JsonSchema, Route, RouteInput } from '../../routeTable.ts';
+import { json, type DoorResponse } from '../../http/door.ts';
+import type { JsonSchema, Route, RouteInput } from '../../http/routeTable.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import type { FieldIssue } from '../../schema/errors.ts';
 import { checkShape } from '../bodyShape.ts';

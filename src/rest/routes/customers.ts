@@ -3,8 +3,8 @@
 // mutation and `customer(email:)` query. The body's shape (JSON types, no unknown
 // properties) is checked here against the documented schema; every rule on values
 // (e-mail, E.164, custom field typing) is the domain's, reached through the mutation.
-import { json } from '../../door.ts';
-import type { JsonSchema, Route, RouteInput } from '../../routeTable.ts';
+import { json } from '../../http/door.ts';
+import type { JsonSchema, Route, RouteInput } from '../../http/routeTable.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { checkShape } from '../bodyShape.ts';
 import { problem, problemFromOutcome, validationProblem } from '../problem.ts';

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import type { Route } from '../../routeTable.ts';
+import type { Route } from '../../http/routeTable.ts';
 import { problem } from '../problem.ts';
 
 const ASSETS: Record<string, string> = {

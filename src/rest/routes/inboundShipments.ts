@@ -3,8 +3,8 @@
 // through the v3 `inboundShipments` / `inboundShipment` queries, newest update first.
 // Scopes follow the fields selected: the queries, `items` and `purchaseOrders` need
 // inventory_read, `location` locations_read and an item's `product` products_read.
-import { json } from '../../door.ts';
-import type { Route, RouteInput } from '../../routeTable.ts';
+import { json } from '../../http/door.ts';
+import type { Route, RouteInput } from '../../http/routeTable.ts';
 import type { Scope } from '../../auth/scopes.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { nextPageHeaders, MAX_PAGE_SIZE, PAGE_PARAMETER_NAMES, PAGINATION_DOC, readPage } from '../pagination.ts';

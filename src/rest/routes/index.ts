@@ -25,7 +25,7 @@
 // the cheapest operation; a SOFA-generated returns selection served a page at a third
 // of the door's rate (everything selected); the door itself ran at 0.85-1.0 of the
 // same operation on /v3/graphql.
-import type { Route } from '../../routeTable.ts';
+import type { Route } from '../../http/routeTable.ts';
 import { coverageRoutes } from './coverage.ts';
 import { customerRoutes } from './customers.ts';
 import { customerPrivacyRoutes } from './customerPrivacy.ts';

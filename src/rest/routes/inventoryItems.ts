@@ -1,8 +1,8 @@
 // GET /stores/{storeId}/inventory-items and GET .../{inventoryItemId}: the reference
 // document's Inventory Items group, adapters over the v3 inventoryItems /
 // inventoryItem queries. Only products with units on hand are items; newest update first.
-import { json } from '../../door.ts';
-import type { Route, RouteInput } from '../../routeTable.ts';
+import { json } from '../../http/door.ts';
+import type { Route, RouteInput } from '../../http/routeTable.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { nextPageHeaders, PAGE_PARAMETER_NAMES, PAGINATION_DOC, readPage } from '../pagination.ts';
 import { problem, problemFromOutcome, validationProblem } from '../problem.ts';

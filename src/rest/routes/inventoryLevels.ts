@@ -4,8 +4,8 @@
 // `inventoryProduct`, which anyone who can see the level may read (a fulfillment
 // service sees other stores' products at its locations); `location` needs
 // locations_read in v3, so both routes need inventory_read and locations_read.
-import { json } from '../../door.ts';
-import type { Route, RouteInput } from '../../routeTable.ts';
+import { json } from '../../http/door.ts';
+import type { Route, RouteInput } from '../../http/routeTable.ts';
 import type { Scope } from '../../auth/scopes.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { nextPageHeaders, PAGE_PARAMETER_NAMES, PAGINATION_DOC, readPage } from '../pagination.ts';

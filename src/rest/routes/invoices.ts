@@ -1,12 +1,12 @@
 // Invoices: what the service charges the store, per calendar month (UTC) and currency.
 // The CSV routes name no store in their path: the invoice must be the caller's store's.
 // A month's items grow with the store's returns and orders, so the CSVs are streamed.
-import { json, type DoorResponse } from '../../door.ts';
-import type { Route, RouteInput } from '../../routeTable.ts';
+import { json, type DoorResponse } from '../../http/door.ts';
+import type { Route, RouteInput } from '../../http/routeTable.ts';
 import { connectionPages } from '../../schema/connectionPages.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
-import { streamedAnswer } from '../../streamedAnswer.ts';
-import { csvLayout } from '../csv.ts';
+import { streamedAnswer } from '../../http/streamedAnswer.ts';
+import { csvLayout } from '../../exports/csv.ts';
 import { problem, problemFromOutcome } from '../problem.ts';
 
 const LIST = defineOperation(`

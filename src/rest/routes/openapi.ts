@@ -1,6 +1,6 @@
 // GET /v2.2/openapi.json: the OpenAPI 3.1 document of every v2.2 route, served
 // without credentials. Built once, on first request, from the route table.
-import type { Route } from '../../routeTable.ts';
+import type { Route } from '../../http/routeTable.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
 
 const OPENAPI_SCHEMA = {

@@ -3,8 +3,8 @@
 // orderByReference query and the orderDelete, fulfillmentCreate and
 // fulfillmentShipmentStatusUpdate mutations. As the reference document says for the
 // Orders group, 400, 401 and 404 are `{error}` bodies; anything else problem+json.
-import { json } from '../../door.ts';
-import type { JsonSchema, Route, RouteInput } from '../../routeTable.ts';
+import { json } from '../../http/door.ts';
+import type { JsonSchema, Route, RouteInput } from '../../http/routeTable.ts';
 import type { ClassifiedError } from '../../schema/errors.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { checkShape } from '../bodyShape.ts';

@@ -6,8 +6,8 @@
 // specification does not forbid them); every value rule is the domain's. The body's
 // `currencyCode` is the v3 input's `currency`, and messages name it as the request does.
 import type { ExecutionResult } from 'graphql';
-import { json } from '../../door.ts';
-import type { JsonSchema, Route, RouteInput } from '../../routeTable.ts';
+import { json } from '../../http/door.ts';
+import type { JsonSchema, Route, RouteInput } from '../../http/routeTable.ts';
 import type { ClassifiedError } from '../../schema/errors.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { checkShape, withoutNulls } from '../bodyShape.ts';

@@ -1,6 +1,6 @@
 // The reference document's two page links: both answer 302 (no body) to the pages
 // the web door serves. The portal link's token is checked by the portal itself.
-import type { Route } from '../../routeTable.ts';
+import type { Route } from '../../http/routeTable.ts';
 
 /** Longer than any id or signed token this service makes: never copied into a Location header, which a client must still be able to read. */
 const MAX_LINK_PART = 512;

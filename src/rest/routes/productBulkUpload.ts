@@ -5,8 +5,8 @@
 // family's values are the domain's to judge, and a refused family is reported in its
 // result while the others are written. The upload runs within the request, so its answer
 // carries every family's result; a second upload of the store meanwhile is a 409.
-import { json, type DoorResponse } from '../../door.ts';
-import type { Route, RouteInput } from '../../routeTable.ts';
+import { json, type DoorResponse } from '../../http/door.ts';
+import type { Route, RouteInput } from '../../http/routeTable.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { checkShape, withoutNulls } from '../bodyShape.ts';
 import { referenceRequestSchema } from '../openapi.ts';

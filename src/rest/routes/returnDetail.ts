@@ -4,8 +4,8 @@
 // API secret's: another store's return is answered like an unknown one (404).
 // Status changes run the domain's state machine (returnStatusSet); comments are the
 // return's notes, the same list the compat door shows.
-import { json, type DoorResponse } from '../../door.ts';
-import type { Route, RouteInput } from '../../routeTable.ts';
+import { json, type DoorResponse } from '../../http/door.ts';
+import type { Route, RouteInput } from '../../http/routeTable.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import type { FieldIssue } from '../../schema/errors.ts';
 import { problem, problemFromOutcome, validationProblem } from '../problem.ts';

@@ -1,8 +1,8 @@
 // Return tags as the reference document serves them: GET /stores/{storeId}/return-tags,
 // PUT|DELETE /stores/{storeId}/return-tags/{name}. PUT upserts by name (newName renames,
 // cascading to returns); DELETE strips the tag from every return.
-import { json, type DoorResponse } from '../../door.ts';
-import type { Route, RouteInput } from '../../routeTable.ts';
+import { json, type DoorResponse } from '../../http/door.ts';
+import type { Route, RouteInput } from '../../http/routeTable.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { problem, problemFromOutcome, validationProblem } from '../problem.ts';
 

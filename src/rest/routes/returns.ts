@@ -3,8 +3,8 @@
 // the reference document describes them (served from it, so these routes carry no doc). The body's JSON types are
 // checked here so every mistake comes back with its path; the rules on values
 // (quantities, known lines, what is still returnable) are the schema's.
-import { header, json, type DoorResponse } from '../../door.ts';
-import type { Route, RouteInput } from '../../routeTable.ts';
+import { header, json, type DoorResponse } from '../../http/door.ts';
+import type { Route, RouteInput } from '../../http/routeTable.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import type { FieldIssue } from '../../schema/errors.ts';
 import { nextPageHeaders, PAGE_PARAMETER_NAMES, readPage } from '../pagination.ts';

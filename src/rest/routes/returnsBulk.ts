@@ -3,8 +3,8 @@
 // route carries no doc. A body of the wrong JSON shape (or more than 100 returns) is a 400
 // and nothing is written; each return's values are the domain's to judge, and a refused
 // return is reported in its result (by index) while the others are created.
-import { json, type DoorResponse } from '../../door.ts';
-import type { Route, RouteInput } from '../../routeTable.ts';
+import { json, type DoorResponse } from '../../http/door.ts';
+import type { Route, RouteInput } from '../../http/routeTable.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { checkShape, withoutNulls } from '../bodyShape.ts';
 import { referenceRequestSchema } from '../openapi.ts';

@@ -1,7 +1,7 @@
 // Storefront (web pixel) events. The reference answers 204 for a stored event and
 // documents its 400 as application/json (not problem+json), so this route says so to
 // the door. A resent eventId is a 204 that changes nothing.
-import type { JsonSchema, Route, RouteInput } from '../../routeTable.ts';
+import type { JsonSchema, Route, RouteInput } from '../../http/routeTable.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { problemFromOutcome } from '../problem.ts';
 

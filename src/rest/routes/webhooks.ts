@@ -4,8 +4,8 @@
 // and replayed. Subscriptions to our other topics are v3's (`webhookSubscriptionCreate`);
 // this door lists and serves only the return webhooks the document can describe. The
 // deliveries route is our addition, for any subscription of the store.
-import { json, type DoorResponse } from '../../door.ts';
-import type { JsonSchema, Route, RouteInput } from '../../routeTable.ts';
+import { json, type DoorResponse } from '../../http/door.ts';
+import type { JsonSchema, Route, RouteInput } from '../../http/routeTable.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { checkShape } from '../bodyShape.ts';
 import { nextPageHeaders, PAGE_PARAMETER_NAMES, PAGINATION_DOC, readPage } from '../pagination.ts';

@@ -1,5 +1,5 @@
 // Settings → Coverage: the coverage products offered at checkout and the return processing fee.
-import type { DoorResponse } from '../../door.ts';
+import type { DoorResponse } from '../../http/door.ts';
 import { runOperation } from '../../schema/execute.ts';
 import { csrfField, html } from '../html.ts';
 import { ops } from '../operations.ts';

@@ -1,9 +1,9 @@
 // Customers, a customer's page, and a shopper's requests about their data (export, erasure).
-import type { DoorResponse } from '../../door.ts';
+import type { DoorResponse } from '../../http/door.ts';
 import { runOperation } from '../../schema/execute.ts';
 import { csrfField, formatDate, html, money, type Html } from '../html.ts';
 import { SECURITY_HEADERS } from '../http.ts';
-import { customerDataExportAnswer } from '../../customerDataExport.ts';
+import { customerDataExportAnswer } from '../../exports/customerDataExport.ts';
 import { RETURN_COLUMNS, returnCells, returnRowAttributes, type ReturnRow } from './returns.ts';
 import type { OrderRow } from './orders.ts';
 import { erasureSummary, type ErasureCountRows } from './privacy.ts';

@@ -1,6 +1,6 @@
 // Settings → Developer: API clients, their scopes and what each changed.
 import { SCOPES } from '../../auth/scopes.ts';
-import type { DoorResponse } from '../../door.ts';
+import type { DoorResponse } from '../../http/door.ts';
 import { runOperation } from '../../schema/execute.ts';
 import { csrfField, formatDate, html } from '../html.ts';
 import { historySection } from './history.ts';

@@ -3,8 +3,8 @@
 // The links carry the list page's own parameters (q, and the returns queue's status tab and
 // sort), turned here into the export's.
 import { GraphQLEnumType } from 'graphql';
-import type { DoorResponse } from '../../door.ts';
-import { EXPORT_FORMATS, exportParameterNames, listExportAnswer, listExportNamed, type ExportFormat, type ListExport } from '../../listExports.ts';
+import type { DoorResponse } from '../../http/door.ts';
+import { EXPORT_FORMATS, exportParameterNames, listExportAnswer, listExportNamed, type ExportFormat, type ListExport } from '../../exports/listExports.ts';
 import { schema } from '../../schema/index.ts';
 import { html } from '../html.ts';
 import { SECURITY_HEADERS } from '../http.ts';

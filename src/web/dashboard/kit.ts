@@ -1,7 +1,7 @@
 // What every dashboard page is made with: the request a page handler gets, running its
 // GraphQL operations with the signed-in user's context, the page frame, failures shown in it,
 // and the searchable list (a search box over a table that pages).
-import type { DoorResponse } from '../../door.ts';
+import type { DoorResponse } from '../../http/door.ts';
 import { runOperation, type Operation } from '../../schema/execute.ts';
 import type { GraphQLContext } from '../../schema/context.ts';
 import { html, type Html } from '../html.ts';

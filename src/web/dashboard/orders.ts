@@ -1,5 +1,5 @@
 // Orders and an order's page.
-import type { DoorResponse } from '../../door.ts';
+import type { DoorResponse } from '../../http/door.ts';
 import { formatDate, html, money, type Html } from '../html.ts';
 import { objectHistory } from './history.ts';
 import { ops } from '../operations.ts';

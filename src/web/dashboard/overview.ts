@@ -1,7 +1,7 @@
 // The overview, the page /admin opens on: a period's returns figures (the v3 returnsOverview
 // query), each chart drawn here as SVG beside a table of its numbers, and each number a link
 // to the returns or orders search that lists its records.
-import type { DoorResponse } from '../../door.ts';
+import type { DoorResponse } from '../../http/door.ts';
 import { html, type Html } from '../html.ts';
 import { ops } from '../operations.ts';
 import { cellsOf, run, view, type DashboardRequest } from './kit.ts';

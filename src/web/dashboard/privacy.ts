@@ -1,5 +1,5 @@
 // Settings → Privacy: the erasure of every shopper's data of a store that leaves.
-import type { DoorResponse } from '../../door.ts';
+import type { DoorResponse } from '../../http/door.ts';
 import { runOperation } from '../../schema/execute.ts';
 import { csrfField, html } from '../html.ts';
 import { ops } from '../operations.ts';

@@ -1,5 +1,5 @@
 // Products and a product's stock per location.
-import type { DoorResponse } from '../../door.ts';
+import type { DoorResponse } from '../../http/door.ts';
 import { runOperation } from '../../schema/execute.ts';
 import { formatDate, html, money, type Html } from '../html.ts';
 import { objectHistory } from './history.ts';

@@ -1,6 +1,6 @@
 // A return's page: what it holds, the actions its status allows, tags, notes and history;
 // and the page that shows what processing it would record before it is confirmed.
-import type { DoorResponse } from '../../door.ts';
+import type { DoorResponse } from '../../http/door.ts';
 import { runOperation } from '../../schema/execute.ts';
 import { csrfField, formatDate, html, money, type Html } from '../html.ts';
 import { objectHistory } from './history.ts';

@@ -2,7 +2,7 @@
 // with its count for the search), updated live; and bulk actions on the returns chosen or on
 // every return the search matches, with a page that follows each action to its summary.
 import crypto from 'node:crypto';
-import type { DoorResponse } from '../../door.ts';
+import type { DoorResponse } from '../../http/door.ts';
 import { runOperation } from '../../schema/execute.ts';
 import { csrfField, formatDate, html, money, type Html } from '../html.ts';
 import { LIVE_RETURNS_SCRIPT_PATH, RETURN_EVENTS_PATH } from '../liveReturns.ts';

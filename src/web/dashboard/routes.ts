@@ -1,7 +1,7 @@
 // The dashboard's route table: every page and form action after sign-in, by method and path
 // below /admin. A path's `:name` segments are handed to the page; the path itself names the
 // request's route in metrics and logs.
-import type { DoorResponse } from '../../door.ts';
+import type { DoorResponse } from '../../http/door.ts';
 import { html } from '../html.ts';
 import { apiClientPage, createClient, developerPage, revokeClient } from './developer.ts';
 import { coveragePage, saveCoverage } from './coverage.ts';

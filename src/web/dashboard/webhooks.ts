@@ -1,6 +1,6 @@
 // Webhook subscriptions: the list and a new one; one subscription's settings (enabled, URL,
 // topics, secret), its deletion, replays, and its delivery log page by page with retries.
-import type { DoorResponse } from '../../door.ts';
+import type { DoorResponse } from '../../http/door.ts';
 import { runOperation } from '../../schema/execute.ts';
 import { csrfField, formatDate, html, type Html } from '../html.ts';
 import { ops } from '../operations.ts';

@@ -9,11 +9,11 @@
 //     "subject": { "customerIds": [...], "emails": [...], "phoneNumbers": [...] },
 //     "records": [ { "kind": "customer" | "order" | "return" | "custom_event" | "storefront_event"
 //                    | "webhook_event" | "audit_entry", "id": "...", "data": { <the row, with its children> } }, ... ] }
-import type { DoorResponse } from './door.ts';
-import { connectionPages } from './schema/connectionPages.ts';
-import type { GraphQLContext } from './schema/context.ts';
-import { defineOperation, runOperation, type OperationOutcome } from './schema/execute.ts';
-import { streamedAnswer, type AnswerLayout } from './streamedAnswer.ts';
+import type { DoorResponse } from '../http/door.ts';
+import { connectionPages } from '../schema/connectionPages.ts';
+import type { GraphQLContext } from '../schema/context.ts';
+import { defineOperation, runOperation, type OperationOutcome } from '../schema/execute.ts';
+import { streamedAnswer, type AnswerLayout } from '../http/streamedAnswer.ts';
 
 const HEAD = defineOperation(`
   query CustomerDataExportHead($customerId: ID, $email: String) {

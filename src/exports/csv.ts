@@ -2,7 +2,7 @@
 // quoted and its quotes doubled), made safe to open in a spreadsheet: a cell starting
 // with = + - @ tab or CR would be read as a formula, so it gets a leading apostrophe
 // (OWASP "CSV injection"). Merchant text (coverage titles) reaches these cells.
-import type { AnswerLayout } from '../streamedAnswer.ts';
+import type { AnswerLayout } from '../http/streamedAnswer.ts';
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 const NEEDS_QUOTES = /[",\r\n]/;

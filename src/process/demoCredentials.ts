@@ -4,9 +4,9 @@
 // the database now open, so a start on another database never prints a dead secret.
 import fs from 'node:fs';
 import path from 'node:path';
-import { authenticate, isAuthFailure } from './auth/authenticate.ts';
-import { describeUrl } from './db/client.ts';
-import type { Database } from './db/database.ts';
+import { authenticate, isAuthFailure } from '../auth/authenticate.ts';
+import { describeUrl } from '../db/client.ts';
+import type { Database } from '../db/database.ts';
 
 export interface DemoCredentials {
   storeId: string;

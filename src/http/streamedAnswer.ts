@@ -4,7 +4,7 @@
 // memory holds about one page however big the answer, and other requests are served
 // between pages.
 import type { DoorResponse } from './door.ts';
-import type { OperationOutcome } from './schema/execute.ts';
+import type { OperationOutcome } from '../schema/execute.ts';
 
 /** How items are laid out: `open` before the first, `separator` between two, `close` after the last. */
 export interface AnswerLayout<T> {

@@ -18,7 +18,7 @@ import {
 import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { execute as graphqlExecute, type ExecutionArgs } from 'graphql';
 import { envelop, type Plugin } from 'graphql-yoga';
-import type { TracesConfig } from './config.ts';
+import type { TracesConfig } from '../config.ts';
 import type { Logger } from './logger.ts';
 import { markSpanFailed, withinSpan } from './spans.ts';
 

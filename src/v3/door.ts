@@ -9,12 +9,12 @@
 // (persistedQueries.ts).
 import { createGraphQLError, createYoga, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import { execute, getOperationAST, parse, printSchema, subscribe } from 'graphql';
-import { schema } from './index.ts';
-import { createContext, type GraphQLContext } from './context.ts';
-import { classifyError, toGraphQLError } from './errors.ts';
+import { schema } from '../schema/index.ts';
+import { createContext, type GraphQLContext } from '../schema/context.ts';
+import { classifyError, toGraphQLError } from '../schema/errors.ts';
 import { callerOf, readSecret, isAuthFailure } from '../auth/authenticate.ts';
-import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
-import type { AppDeps } from '../door.ts';
+import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
+import type { AppDeps } from '../http/door.ts';
 import { graphqlLimitPlugins } from './limits.ts';
 import { openStreamsUpTo, streamAccess } from '../live/openStreams.ts';
 import { isPersistedOperationRefusal, persistedOperations } from './persistedQueries.ts';

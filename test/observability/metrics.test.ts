@@ -4,9 +4,9 @@ import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createApp } from '../../src/server.ts';
+import { createApp } from '../../src/http/server.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 

@@ -6,12 +6,12 @@
 // is read (streamedAnswer.ts): memory holds about a page however long the export.
 // The v3 door's /v3/rest/exports routes and the dashboard's Export links both answer with it;
 // each door says how its refusals look.
-import type { DoorResponse } from './door.ts';
-import { csvLayout } from './rest/csv.ts';
-import { connectionPages, WHOLE_CONNECTION_PAGE_SIZE } from './schema/connectionPages.ts';
-import type { GraphQLContext } from './schema/context.ts';
-import { defineOperation, type Operation, type OperationOutcome } from './schema/execute.ts';
-import { streamedAnswer, type AnswerLayout } from './streamedAnswer.ts';
+import type { DoorResponse } from '../http/door.ts';
+import { csvLayout } from './csv.ts';
+import { connectionPages, WHOLE_CONNECTION_PAGE_SIZE } from '../schema/connectionPages.ts';
+import type { GraphQLContext } from '../schema/context.ts';
+import { defineOperation, type Operation, type OperationOutcome } from '../schema/execute.ts';
+import { streamedAnswer, type AnswerLayout } from '../http/streamedAnswer.ts';
 
 type Money = { amount: string; currency: string } | null;
 

@@ -1,9 +1,9 @@
 // The route table of the REST and compat doors: its shape and matcher. Each route names its scopes and runs a
 // GraphQL operation against the schema (see the route modules); the door does
 // authentication, store and scope checks, rate limits and error formatting.
-import type { Scope } from './auth/scopes.ts';
+import type { Scope } from '../auth/scopes.ts';
 import type { DoorRequest, DoorResponse } from './door.ts';
-import type { GraphQLContext } from './schema/context.ts';
+import type { GraphQLContext } from '../schema/context.ts';
 
 export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
 

@@ -4,18 +4,18 @@
 // webhook history older than WEBHOOK_RETENTION_DAYS and of the audit trail older than
 // AUDIT_RETENTION_DAYS. Each runs in a job scope of its own, so what it changes is recorded
 // in the audit trail as that job's.
-import type { Config } from './config.ts';
-import type { Database } from './db/database.ts';
-import type { Logger } from './logger.ts';
-import type { Metrics } from './metrics.ts';
-import { pruneWebState } from './auth/throttle.ts';
-import { configureWebhookAddressPolicy, webhookAddressPolicy } from './domain/webhooks.ts';
-import { pruneAuditTrail } from './domain/audit.ts';
-import { inRequestScope } from './requestScope.ts';
-import { WebhookDispatcher } from './webhooks/dispatcher.ts';
-import { pruneWebhookHistory } from './webhooks/retention.ts';
-import { pruneExpiredIdempotentRequests } from './idempotentRequests.ts';
-import { foldStoreChanges } from './db/storeChanges.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { pruneWebState } from '../auth/throttle.ts';
+import { configureWebhookAddressPolicy, webhookAddressPolicy } from '../domain/webhooks.ts';
+import { pruneAuditTrail } from '../domain/audit.ts';
+import { inRequestScope } from '../observability/requestScope.ts';
+import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
+import { pruneWebhookHistory } from '../webhooks/retention.ts';
+import { pruneExpiredIdempotentRequests } from '../http/idempotency.ts';
+import { foldStoreChanges } from '../db/storeChanges.ts';
 
 const PRUNE_INTERVAL_MS = 60_000;
 /** Every writing transaction adds a change counter row; folded this often, a store's validator reads a few rows (db/storeChanges.ts). */

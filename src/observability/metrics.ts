@@ -3,9 +3,9 @@
 // route template, never the raw path, so label sets stay bounded. The webhook queue is
 // read from the database at scrape time: it is shared by every instance.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Database } from './db/database.ts';
-import type { ReplicaRouting } from './db/replicas.ts';
-import type { LiveFeedObserver } from './live/feed.ts';
+import type { Database } from '../db/database.ts';
+import type { ReplicaRouting } from '../db/replicas.ts';
+import type { LiveFeedObserver } from '../live/feed.ts';
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'discarded';
 

@@ -26,13 +26,13 @@ import {
   BREAK,
 } from 'graphql';
 import { countSearchTerms } from '../domain/search/syntax.ts';
-import { badInput, badText, type InputIssue } from '../inputText.ts';
+import { badInput, badText, type InputIssue } from '../http/inputText.ts';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLArmorRejectCallback } from '@escape.tech/graphql-armor-types';
 import type { GraphQLLimits } from '../config.ts';
-import { DEFAULT_PAGE_SIZE } from './connectionArgs.ts';
-import { MAX_PAGE_SIZE } from './context.ts';
-import type { LimitCode } from './errors.ts';
+import { DEFAULT_PAGE_SIZE } from '../schema/connectionArgs.ts';
+import { MAX_PAGE_SIZE } from '../schema/context.ts';
+import type { LimitCode } from '../schema/errors.ts';
 
 function limitError(code: LimitCode, message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code } });

@@ -39,11 +39,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AuthContext } from './auth/authenticate.ts';
+import type { AuthContext } from '../auth/authenticate.ts';
 import { negotiateEncoding } from './compression.ts';
-import type { Database } from './db/database.ts';
-import { readsReplayedTo } from './db/replicas.ts';
-import { readStoreChanges, readStoreChangesWithPosition, type StoreChanges } from './db/storeChanges.ts';
+import type { Database } from '../db/database.ts';
+import { readsReplayedTo } from '../db/replicas.ts';
+import { readStoreChanges, readStoreChangesWithPosition, type StoreChanges } from '../db/storeChanges.ts';
 import { header, type Door, type DoorRequest, type DoorResponse } from './door.ts';
 
 export const VALIDATED_CACHE_CONTROL = 'private, no-cache, must-revalidate';
@@ -100,7 +100,8 @@ let codeVersion: string | undefined;
  */
 function answeringCode(): string {
   if (codeVersion !== undefined) return codeVersion;
-  const dir = path.dirname(fileURLToPath(import.meta.url));
+  // This file is one level below the root of the sources (or of the build).
+  const dir = fileURLToPath(new URL('..', import.meta.url));
   try {
     codeVersion = (JSON.parse(fs.readFileSync(path.join(dir, 'build-info.json'), 'utf8')) as { sourceHash: string }).sourceHash;
   } catch {

@@ -1,16 +1,16 @@
 // What the HTTP server hands a front door, and what it expects back. The server
 // reads (and limits) the body once; doors never touch node:http streams.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AuthContext, Authenticator } from './auth/authenticate.ts';
-import type { RateLimiter } from './auth/rateLimit.ts';
-import type { Config } from './config.ts';
-import type { Database } from './db/database.ts';
-import { RETRY_AFTER_SECONDS } from './db/failures.ts';
+import type { AuthContext, Authenticator } from '../auth/authenticate.ts';
+import type { RateLimiter } from '../auth/rateLimit.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import { RETRY_AFTER_SECONDS } from '../db/failures.ts';
 import { badInput, badParameters, type InputIssue } from './inputText.ts';
-import type { Logger } from './logger.ts';
-import type { LiveFeed } from './live/feed.ts';
-import type { Metrics } from './metrics.ts';
-import type { Tracing } from './telemetry.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { LiveFeed } from '../live/feed.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { Tracing } from '../observability/telemetry.ts';
 
 /** What every door is made with: the server builds it once and hands it to each. */
 export interface AppDeps {

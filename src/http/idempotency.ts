@@ -15,31 +15,17 @@
 // - keys belong to the API client and are kept KEY_LIFETIME_HOURS, then pruned.
 import crypto from 'node:crypto';
 import { header, type Door, type DoorRequest, type DoorResponse } from './door.ts';
-import type { Database } from './db/database.ts';
-import { inRequestTransaction } from './db/requestTransaction.ts';
-import type { Logger } from './logger.ts';
+import type { Database } from '../db/database.ts';
+import { inRequestTransaction } from '../db/requestTransaction.ts';
+import type { Logger } from '../observability/logger.ts';
+import { DUPLICATE_WAIT_MS, IDEMPOTENCY_KEY, KEY_LIFETIME_HOURS, MAX_KEY_LENGTH, REPLAYED } from '../formats/idempotencyKey.ts';
 
-export const IDEMPOTENCY_KEY = 'Idempotency-Key';
-export const REPLAYED = 'Idempotent-Replayed';
-export const KEY_LIFETIME_HOURS = 24;
-const MAX_KEY_LENGTH = 255;
-/** How long a duplicate waits for the first request with its key before it is told to retry. */
-const DUPLICATE_WAIT_MS = 10_000;
 /** A request holding a key gets this long, like the domain's own transactions plus the answer. */
 const REQUEST_TIMEOUT_MS = 60_000;
 const CONFLICT_RETRY_AFTER_SECONDS = 1;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Headers that describe this delivery of the answer, not the answer: a replay gets its own. */
 const NOT_REPLAYED = /^(x-request-id|date|connection|keep-alive|transfer-encoding|content-length|content-encoding|vary|x-ratelimit-.*|ratelimit(-policy)?|retry-after)$/i;
-
-/** The rules as every interface document states them (both OpenAPI documents and the SDL). */
-export const IDEMPOTENCY_KEY_RULES =
-  `Every write takes an ${IDEMPOTENCY_KEY} header (1 to ${MAX_KEY_LENGTH} printable ASCII characters, bare or as a quoted structured-field string). ` +
-  `Sent again by the same API client with the same request (method, target, content type and body) within ${KEY_LIFETIME_HOURS} hours, it is ` +
-  `answered with the first answer (same status, body bytes and headers, plus \`${REPLAYED}: true\`) and nothing is written again; with a ` +
-  `different request it is refused with 422. A duplicate sent while the first request with its key still runs waits for it (up to ` +
-  `${DUPLICATE_WAIT_MS / 1000} s, then 409 with Retry-After). Only answers below 400 are kept: a refused request wrote nothing, so it may be ` +
-  'sent again with the same key.';
 
 /** Visible printable ASCII (a structured-field string without its quotes may also hold spaces), 1 to 255 characters. */
 const KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;

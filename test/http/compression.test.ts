@@ -6,7 +6,7 @@
 import http from 'node:http';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { answerEncoding, chunkEncoder, COMPRESSION_THRESHOLD_BYTES, negotiateEncoding, type ContentCoding } from '../../src/compression.ts';
+import { answerEncoding, chunkEncoder, COMPRESSION_THRESHOLD_BYTES, negotiateEncoding, type ContentCoding } from '../../src/http/compression.ts';
 import { WHOLE_LIST_PAGE_SIZE } from '../../src/compat/routes/returns.ts';
 import { flagReturn } from '../../src/domain/returns.ts';
 import { insertBulkReturns } from '../support/bulkReturns.ts';
