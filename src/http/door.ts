@@ -1,30 +1,10 @@
-// What the HTTP server hands a front door, and what it expects back. The server
-// reads (and limits) the body once; doors never touch node:http streams.
+// What the pipeline (pipeline.ts) hands a front door, and what it expects back. The pipeline
+// reads (and limits) the body once and authenticates once; doors never touch node:http streams.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AuthContext, Authenticator } from '../auth/authenticate.ts';
-import type { RateLimiter } from '../auth/rateLimit.ts';
-import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
+import type { AuthContext, AuthFailure } from '../auth/authenticate.ts';
+import type { RateDecision, RateLimitedDoor } from '../auth/rateLimit.ts';
 import { RETRY_AFTER_SECONDS } from '../db/failures.ts';
 import { badInput, badParameters, type InputIssue } from './inputText.ts';
-import type { Logger } from '../observability/logger.ts';
-import type { LiveFeed } from '../live/feed.ts';
-import type { Metrics } from '../observability/metrics.ts';
-import type { Tracing } from '../observability/telemetry.ts';
-
-/** What every door is made with: the server builds it once and hands it to each. */
-export interface AppDeps {
-  db: Database;
-  config: Config;
-  logger: Logger;
-  metrics: Metrics;
-  rateLimiter: RateLimiter;
-  authenticator: Authenticator;
-  /** Committed changes as they happen, for subscriptions. */
-  live: LiveFeed;
-  /** Present when traces are exported (config.traces); absent, nothing on the request path traces. */
-  tracing?: Tracing;
-}
 
 export interface DoorRequest {
   method: string;
@@ -32,6 +12,12 @@ export interface DoorRequest {
   headers: IncomingHttpHeaders;
   body: Buffer;
   requestId: string;
+  /**
+   * Who is asking, as the guard step found it from the door's credentials (Door.credentials),
+   * once per request: the caller, or why it was refused (the door answers that in its own
+   * format where its route needs a caller). Absent when the door takes no API credentials (web).
+   */
+  auth?: AuthContext | AuthFailure;
 }
 
 export interface DoorResponse {
@@ -44,7 +30,7 @@ export interface DoorResponse {
    * iteration, which must stop whatever produces the chunks; a chunk that fails after the head
    * was sent cuts the connection.
    */
-  stream?: AsyncIterable<string>;
+  stream?: AsyncIterable<string | Buffer>;
   /** Aborted to cut a streamed answer's connection at once, even while the client is not reading. */
   abort?: AbortSignal;
 }
@@ -60,11 +46,13 @@ export interface Door {
    */
   routeOf(request: Pick<DoorRequest, 'method' | 'url'>): string | undefined;
   /**
-   * Who is asking, resolved from the request as handle() resolves it but without running the
-   * door: undefined when the request carries no valid credentials (handle() then answers the
-   * 401/403 in the door's format) or the door has no API callers (web).
+   * The API secret the request carries, read the door's way (`Authorization: Bearer`, or the
+   * warehouse door's `X-Authorization`), or why there is none; the guard step authenticates it.
+   * Absent: the door has no API callers (web, with its own sessions).
    */
-  caller(request: DoorRequest): Promise<AuthContext | undefined>;
+  credentials?(request: DoorRequest): string | AuthFailure;
+  /** The rate-limit budget an authenticated caller spends through this door, and how the door tells it in headers; absent, none. */
+  budget?: { name: RateLimitedDoor; headers(decision: RateDecision): Record<string, string> };
   /**
    * True when the route reads Idempotency-Key itself because its contract answers a replay
    * its own way (the reference's return creation: 200 with the return first made); the
@@ -77,8 +65,6 @@ export interface Door {
    * validator, so none is worked out for it. Absent, the door never streams events.
    */
   answersWithEventStream?(request: DoorRequest): boolean;
-  /** The rate-limit headers of the caller's budget as it stands, nothing spent, for an answer given without running the door (a 304); absent when the door has no budget. */
-  rateLimitHeaders?(caller: AuthContext): Promise<Record<string, string>>;
   /** A failure found before the door ran (body too large, ...), in the door's own format. */
   reject(status: number, message: string, request: Pick<DoorRequest, 'method' | 'url' | 'requestId'>): DoorResponse;
 }

@@ -1,12 +1,13 @@
-// The one HTTP server: matches a path prefix and hands the request to its door.
-// It reads every body once with the 1 MiB limit (decoded first when sent compressed), answers health checks and
-// /metrics (or leaves /metrics to a server of its own on METRICS_PORT), logs, counts and
-// (when tracing is on) traces every request, and shuts down gracefully. No business logic
-// lives here.
+// The one HTTP server: answers health checks and /metrics (or leaves /metrics to a server of
+// its own on METRICS_PORT), matches a path prefix to a door and runs the request through the
+// pipeline's steps (pipeline.ts) to it, and shuts down gracefully. No business logic lives here.
 import http from 'node:http';
 import crypto from 'node:crypto';
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { json, retryAfter, type AppDeps, type Door, type DoorRequest, type DoorResponse } from './door.ts';
+import type { AppDeps } from './appDeps.ts';
+import { json, type Door, type DoorResponse } from './door.ts';
+import { requestSteps, runSteps } from './pipeline.ts';
+import { send } from './send.ts';
+import { inRequestedCoding } from './steps/compress.ts';
 import { createGraphQLDoor } from '../v3/door.ts';
 import { createRestDoor } from '../rest/door.ts';
 import { createCompatDoor } from '../compat/door.ts';
@@ -17,17 +18,11 @@ import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { configurePortalLinkSecret } from '../auth/shopper.ts';
 import { createWebDoor } from '../web/door.ts';
 import { createRateLimiter, type RateLimiter } from '../auth/rateLimit.ts';
-import { createAuthenticator } from '../auth/authenticate.ts';
+import { createAuthenticator, type Authenticator } from '../auth/authenticate.ts';
 import { configureOperationExecution } from '../schema/execute.ts';
-import { databaseFailure } from '../db/failures.ts';
-import { inRequestSpan, type ServedRequest } from '../observability/telemetry.ts';
 import { createLiveFeed } from '../live/feed.ts';
-import { inRequestScope } from '../observability/requestScope.ts';
-import { answerEncoding, chunkEncoder, compressBody, decodeRequestBody, RequestBodyRefused, type ChunkEncoder } from './compression.ts';
-import { createIdempotentRequests } from './idempotency.ts';
-import { createConditionalRequests } from './validators.ts';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES } from './steps/body.ts';
 
 export interface App {
   server: http.Server;
@@ -39,111 +34,11 @@ export interface App {
 }
 
 const METRICS_PATH = '/metrics';
+const EMPTY_BODY = Buffer.alloc(0);
 
-class BodyTooLarge extends Error {}
-
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return Promise.reject(new BodyTooLarge());
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-/** How writing an answer ended: whole, left when the client went away, or cut off by a failing stream. */
-type Sent = { ended: 'whole' | 'client gone' } | { ended: 'failed'; error: unknown };
-
-const WHOLE: Sent = { ended: 'whole' };
-
-/**
- * Writes the answer, compressed when the client asked for it (compression.ts); a streamed one
- * as the client takes it (writeStream), settling once it is written or abandoned.
- */
-async function send(res: http.ServerResponse, response: DoorResponse): Promise<Sent> {
-  if (res.headersSent) return WHOLE;
-  const { headers, coding } = answerEncoding(res.req, response);
-  if (response.stream) {
-    res.writeHead(response.status, headers);
-    return writeStream(res, response.stream, response.abort, coding && chunkEncoder(coding));
-  }
-  const body = coding ? await compressBody(response.body!, coding) : (response.body ?? '');
-  if (res.headersSent) return WHOLE;
-  res.writeHead(response.status, coding ? { ...headers, 'content-length': String(body.length) } : headers);
-  res.end(body);
-  return WHOLE;
-}
-
-/** Resolves when the client has taken what was written ('drain') or has gone ('close'). */
-function drainedOrGone(res: http.ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
-
-/**
- * Writes chunk after chunk, the next one read only once the client has taken the ones before
- * and the event loop has had a turn, so memory holds about one chunk however long the answer
- * (no Content-Length: chunked) and no other request waits for more than one.
- * When the client goes away the iteration is ended, so nothing more is read for it. A chunk
- * that fails after the head went out destroys the socket: the client sees a cut-off answer,
- * never an error appended to a half-written one.
- */
-async function writeStream(res: http.ServerResponse, stream: AsyncIterable<string>, abort?: AbortSignal, encoder?: ChunkEncoder): Promise<Sent> {
-  const chunks = stream[Symbol.asyncIterator]();
-  let closed = false;
-  // Ended at once, not when the next chunk comes: a subscription's next event may be hours away.
-  const onClose = () => {
-    closed = true;
-    void chunks.return?.();
-  };
-  res.once('close', onClose);
-  const cut = () => res.destroy();
-  if (abort?.aborted) cut();
-  abort?.addEventListener('abort', cut, { once: true });
-  const gone = () => closed || res.destroyed;
-  try {
-    while (!gone()) {
-      const next = await chunks.next();
-      if (next.done) {
-        res.end(encoder ? await encoder.end() : undefined);
-        return WHOLE;
-      }
-      // Compressed chunk by chunk, each flushed: the client decodes every page or event as it arrives.
-      const bytes = encoder ? await encoder.write(next.value) : next.value;
-      if (!gone() && !res.write(bytes)) await drainedOrGone(res);
-      // Whatever makes the chunks may answer without ever leaving the microtask queue (the
-      // embedded PGlite does): other requests, and the client leaving, are let in between chunks.
-      await nextTurn();
-    }
-    return { ended: 'client gone' };
-  } catch (error) {
-    res.destroy();
-    return { ended: 'failed', error };
-  } finally {
-    encoder?.destroy();
-    res.off('close', onClose);
-    abort?.removeEventListener('abort', cut);
-    await chunks.return?.();
-  }
+/** An answer given outside the pipeline (health, metrics, requests no door takes), compressed as the pipeline's are. */
+async function answer(req: http.IncomingMessage, res: http.ServerResponse, response: DoorResponse): Promise<void> {
+  await send(res, await inRequestedCoding({ method: req.method ?? 'GET', headers: req.headers }, response));
 }
 
 async function metricsResponse(metrics: Metrics): Promise<DoorResponse> {
@@ -166,11 +61,13 @@ function closeGracefully(server: http.Server, graceMs: number): Promise<void> {
   });
 }
 
-export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'authenticator' | 'live'> & { metrics?: Metrics; rateLimiter?: RateLimiter }): App {
+export function createApp(
+  input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'authenticator' | 'live'> & { metrics?: Metrics; rateLimiter?: RateLimiter; authenticator?: Authenticator },
+): App {
   const metrics = input.metrics ?? createMetrics(input.db);
   const deps: AppDeps = {
     ...input,
-    authenticator: createAuthenticator(input.db),
+    authenticator: input.authenticator ?? createAuthenticator(input.db),
     metrics,
     rateLimiter: input.rateLimiter ?? createRateLimiter({ limits: input.config.rateLimits, redisUrl: input.config.redisUrl }),
     live: createLiveFeed({
@@ -182,8 +79,7 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
     }),
   };
   const { db, logger, config, tracing } = deps;
-  const idempotentRequests = createIdempotentRequests({ db, logger });
-  const conditionalRequests = createConditionalRequests({ db, secret: config.cursorSecret });
+  const steps = requestSteps(deps);
   configureCursorSecret(config.cursorSecret);
   configurePortalLinkSecret(config.cursorSecret);
   configureOperationExecution(tracing?.execute);
@@ -212,93 +108,30 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
     try {
       url = new URL(req.url ?? '/', 'http://localhost');
     } catch {
-      send(res, json(400, { error: 'malformed request target' }));
+      await answer(req, res, json(400, { error: 'malformed request target' }));
       return;
     }
     if (url.pathname === '/healthz' || url.pathname === '/readyz') {
-      send(res, await health(url.pathname));
+      await answer(req, res, await health(url.pathname));
       return;
     }
     if (url.pathname === METRICS_PATH && metricsOnMainServer) {
-      send(res, await metricsResponse(metrics));
+      await answer(req, res, await metricsResponse(metrics));
       return;
     }
     const door = doors.find((d) => d.matches(url.pathname));
     if (!door) {
       req.resume();
-      send(res, notFound(url.pathname));
+      await answer(req, res, notFound(url.pathname));
       return;
     }
-    if (!tracing) {
-      await serve(door, req, res, url, requestId);
-      return;
-    }
-    await inRequestSpan(tracing.tracer, { method: req.method ?? 'GET', door: door.name, requestId, headers: req.headers }, () => serve(door, req, res, url, requestId));
-  }
-
-  /**
-   * A door that threw: an unavailable database (say, while authenticating) is a 503 to
-   * retry; input whose bytes the database refused, which the input check should have
-   * stopped, is still the caller's 400; anything else a 500.
-   */
-  function failedResponse(door: Door, error: unknown, request: Pick<DoorRequest, 'method' | 'url' | 'requestId'>): DoorResponse {
-    const context = { door: door.name, requestId: request.requestId, path: request.url.pathname, error };
-    const failure = databaseFailure(error);
-    if (failure === 'unavailable') {
-      logger.warn('database unavailable', context);
-      const rejected = door.reject(503, 'the database is unavailable; retry shortly', request);
-      return { ...rejected, headers: { ...retryAfter(503), ...rejected.headers } };
-    }
-    if (failure === 'input') {
-      logger.warn('database refused the input', context);
-      return door.reject(400, 'the request holds text the database cannot store (such as U+0000) or is nested too deeply', request);
-    }
-    logger.error('unhandled error in door', context);
-    return door.reject(500, 'internal error', request);
-  }
-
-  async function serve(door: Door, req: http.IncomingMessage, res: http.ServerResponse, url: URL, requestId: string): Promise<ServedRequest> {
-    let received: Pick<DoorRequest, 'headers' | 'body'>;
-    try {
-      received = await decodeRequestBody(req.headers, await readBody(req), MAX_BODY_BYTES);
-    } catch (error) {
-      if (error instanceof BodyTooLarge) {
-        res.setHeader('connection', 'close');
-        const rejected = door.reject(413, `request body exceeds ${MAX_BODY_BYTES} bytes`, { method: req.method ?? 'POST', url, requestId });
-        send(res, rejected);
-        return { status: rejected.status };
-      }
-      if (error instanceof RequestBodyRefused) {
-        const rejected = door.reject(error.status, error.message, { method: req.method ?? 'POST', url, requestId });
-        send(res, { ...rejected, headers: { ...rejected.headers, ...error.headers } });
-        return { status: rejected.status };
-      }
-      throw error;
-    }
-    const request: DoorRequest = { method: req.method ?? 'GET', url, ...received, requestId };
-    const started = performance.now();
-    let response: DoorResponse;
-    try {
-      response = await inRequestScope({ requestId, door: door.name }, () => idempotentRequests.answer(door, request, () => conditionalRequests.answer(door, request, () => door.handle(request))));
-    } catch (error) {
-      response = failedResponse(door, error, request);
-    }
-    const sent = await send(res, response);
-    if (sent.ended === 'failed') logger.error('streamed answer failed after its head was sent; connection cut', { door: door.name, requestId, path: url.pathname, error: sent.error });
-    const seconds = (performance.now() - started) / 1000;
-    // Unmatched paths share one label so a scanner cannot grow the label set.
-    const matched = door.routeOf(request);
-    const route = matched ?? 'unmatched';
-    metrics.observeRequest({ door: door.name, route, method: request.method, status: response.status }, seconds);
-    const ended = sent.ended === 'whole' ? {} : { ended: sent.ended };
-    logger.info('request', { requestId, door: door.name, method: request.method, route, status: response.status, ms: Math.round(seconds * 1000), ...ended });
-    return { status: response.status, route: matched };
+    await runSteps(steps, { door, incoming: req, outgoing: res, request: { method: req.method ?? 'GET', url, headers: req.headers, body: EMPTY_BODY, requestId } });
   }
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((error) => {
       logger.error('request failed', { error });
-      send(res, json(500, { error: 'internal error' }));
+      void answer(req, res, json(500, { error: 'internal error' }));
     });
   });
   server.keepAliveTimeout = 5_000;
@@ -320,14 +153,14 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
     : http.createServer((req, res) => {
         const pathname = (req.url ?? '/').split('?')[0];
         if (pathname !== METRICS_PATH) {
-          send(res, json(404, { error: `only ${METRICS_PATH} is served on this port` }));
+          answer(req, res, json(404, { error: `only ${METRICS_PATH} is served on this port` }));
           return;
         }
         metricsResponse(metrics).then(
-          (response) => send(res, response),
+          (response) => answer(req, res, response),
           (error) => {
             logger.error('collecting metrics failed', { error });
-            send(res, json(500, { error: 'collecting metrics failed' }));
+            answer(req, res, json(500, { error: 'collecting metrics failed' }));
           },
         );
       });

@@ -14,7 +14,7 @@ import { pruneAuditTrail } from '../domain/audit.ts';
 import { inRequestScope } from '../observability/requestScope.ts';
 import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { pruneWebhookHistory } from '../webhooks/retention.ts';
-import { pruneExpiredIdempotentRequests } from '../http/idempotency.ts';
+import { pruneExpiredIdempotentRequests } from '../http/steps/idempotency.ts';
 import { foldStoreChanges } from '../db/storeChanges.ts';
 
 const PRUNE_INTERVAL_MS = 60_000;

@@ -1,11 +1,11 @@
 // The v2.2 REST door: route matching, authentication, store and scope checks,
 // rate limits, JSON parsing and problem+json errors. Routes themselves only map
 // HTTP to a GraphQL operation and back (src/rest/routes/*).
-import { authorizeScopes, authorizeStore, callerOf, isAuthFailure, readSecret, type AuthFailure } from '../auth/authenticate.ts';
+import { authorizeScopes, authorizeStore, isAuthFailure, readSecret, type AuthFailure } from '../auth/authenticate.ts';
 import { rateLimitFields, type RateDecision } from '../auth/rateLimit.ts';
 import { header, json, readRequestInput, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
 import { createContext } from '../schema/context.ts';
-import type { AppDeps } from '../http/door.ts';
+import type { DoorDeps } from '../http/appDeps.ts';
 import { problem } from './problem.ts';
 import type { FieldIssue } from '../schema/errors.ts';
 import { RouteTable, type Route } from '../http/routeTable.ts';
@@ -39,11 +39,8 @@ function inDocumentedMediaType(route: Route | undefined, response: DoorResponse)
   return { ...response, headers: { ...response.headers, 'content-type': 'application/json; charset=utf-8' } };
 }
 
-export function createRestDoor(deps: AppDeps): Door {
-  const { db, logger } = deps;
+export function createRestDoor({ db, logger }: DoorDeps): Door {
   const table = new RouteTable(restRoutes);
-
-  const authenticate = (request: DoorRequest) => deps.authenticator.authenticate(readSecret(header(request, 'authorization')));
 
   const matchedRoute = (request: Pick<DoorRequest, 'method' | 'url'>): Route | undefined => {
     const matched = table.match(request.method, request.url.pathname.slice(REST_PREFIX.length) || '/');
@@ -70,29 +67,18 @@ export function createRestDoor(deps: AppDeps): Door {
       return route.handle({ request, params, query: request.url.searchParams, body: body.value, ctx, instance });
     }
 
-    const auth = await authenticate(request);
+    const auth = request.auth!;
     if (isAuthFailure(auth)) return deny({ ...auth, status: 401 });
     const storeDenied = params.storeId !== undefined ? authorizeStore(auth, params.storeId) : undefined;
     if (storeDenied) return deny(storeDenied);
     const scopeDenied = authorizeScopes(auth, route.scopes);
     if (scopeDenied) return deny(scopeDenied);
 
-    const rate = await deps.rateLimiter.consume(auth.client.id, 'rest');
-    const rateHeaders = restRateHeaders(rate);
-    if (!rate.allowed) {
-      deps.metrics.rateLimitRefused('rest');
-      return failure(route, 429, `rate limit of ${rate.limit} requests per minute exceeded`, instance, {
-        ...rateHeaders,
-        'retry-after': String(rate.retryAfter),
-      });
-    }
-
     const body = readRequestInput(request, params, malformed);
     if (!body.ok) return failure(route, 400, body.message, instance, undefined, body.issues);
 
     const ctx = createContext({ db, auth, door: 'rest', logger, requestId: request.requestId });
-    const response = inDocumentedMediaType(route, await route.handle({ request, params, query: request.url.searchParams, body: body.value, ctx, instance }));
-    return { ...response, headers: { ...rateHeaders, ...response.headers } };
+    return inDocumentedMediaType(route, await route.handle({ request, params, query: request.url.searchParams, body: body.value, ctx, instance }));
   }
 
   return {
@@ -104,9 +90,9 @@ export function createRestDoor(deps: AppDeps): Door {
       const route = matchedRoute(request);
       return route && REST_PREFIX + route.path;
     },
-    caller: async (request) => callerOf(await authenticate(request)),
+    credentials: (request) => readSecret(header(request, 'authorization')),
+    budget: { name: 'rest', headers: restRateHeaders },
     ownsIdempotencyKey: (request) => matchedRoute(request)?.ownsIdempotencyKey === true,
-    rateLimitHeaders: async (caller) => restRateHeaders(await deps.rateLimiter.standing(caller.client.id, 'rest')),
     handle,
   };
 }

@@ -2,11 +2,12 @@
 // beside SOFA's generated /v3/rest routes and answered as they are: the same bearer
 // authentication, the REST rate limit, the schema's scope rules, failures as problem+json.
 // A door of its own, asked before SOFA's (server.ts), because SOFA answers JSON only.
-import { callerOf, isAuthFailure, readSecret } from '../auth/authenticate.ts';
-import { rateLimitFields } from '../auth/rateLimit.ts';
-import { header, readRequestInput, type AppDeps, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
+import { isAuthFailure, readSecret } from '../auth/authenticate.ts';
+import type { DoorDeps } from '../http/appDeps.ts';
+import { header, readRequestInput, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
 import { EXPORT_FORMATS, exportParameterNames, listExportAnswer, listExportNamed, type ExportFormat, type ListExport } from '../exports/listExports.ts';
 import { createContext } from '../schema/context.ts';
+import { restRateHeaders } from './door.ts';
 import { problem, problemFromOutcome } from './problem.ts';
 
 /** Below /v3/rest (SOFA's routes, whose OpenAPI document names its paths from there). */
@@ -21,9 +22,7 @@ function exportOf(pathname: string): { list: ListExport<unknown>; format: Export
   return list && { list, format: match[2] as ExportFormat };
 }
 
-export function createExportsDoor({ db, logger, metrics, rateLimiter, authenticator }: AppDeps): Door {
-  const authenticate = (request: DoorRequest) => authenticator.authenticate(readSecret(header(request, 'authorization')));
-
+export function createExportsDoor({ db, logger }: DoorDeps): Door {
   async function handle(request: DoorRequest): Promise<DoorResponse> {
     const { pathname, searchParams } = request.url;
     const instance = pathname + request.url.search;
@@ -39,29 +38,18 @@ export function createExportsDoor({ db, logger, metrics, rateLimiter, authentica
       return problem(400, `unknown parameter ${unknown.join(', ')}`, { instance, errors: issues });
     }
 
-    const auth = await authenticate(request);
+    const auth = request.auth!;
     if (isAuthFailure(auth)) return problem(auth.status, auth.message, { instance });
-    const rate = await rateLimiter.consume(auth.client.id, 'rest');
-    const rateHeaders = { 'x-ratelimit-limit': String(rate.limit), 'x-ratelimit-remaining': String(rate.remaining), ...rateLimitFields('rest', rate) };
-    if (!rate.allowed) {
-      metrics.rateLimitRefused('rest');
-      return problem(429, `rate limit of ${rate.limit} requests per minute exceeded`, { instance, headers: { ...rateHeaders, 'retry-after': String(rate.retryAfter) } });
-    }
     const ctx = createContext({ db, auth, door: 'v3', logger, requestId: request.requestId });
-    return listExportAnswer(ctx, list, format, list.variables(searchParams), {
-      headers: rateHeaders,
-      refused: (failure) => {
-        const refusal = problemFromOutcome(failure, instance);
-        return { ...refusal, headers: { ...refusal.headers, ...rateHeaders } };
-      },
-    });
+    return listExportAnswer(ctx, list, format, list.variables(searchParams), { refused: (failure) => problemFromOutcome(failure, instance) });
   }
 
   return {
     name: 'exports',
     matches: (pathname) => pathname.startsWith(`${EXPORTS_PREFIX}/`),
     reject: (status, message, request) => problem(status, message, { instance: request.url.pathname + request.url.search }),
-    caller: async (request) => callerOf(await authenticate(request)),
+    credentials: (request) => readSecret(header(request, 'authorization')),
+    budget: { name: 'rest', headers: restRateHeaders },
     routeOf: (request) => {
       const named = exportOf(request.url.pathname);
       return named && `${EXPORTS_PREFIX}/${named.list.name}.${named.format}`;

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import type { HttpMethod, JsonSchema, Route, RouteDoc } from '../http/routeTable.ts';
 import { IDEMPOTENCY_KEY_RULES } from '../formats/idempotencyKey.ts';
-import { CONDITIONAL_REQUEST_RULES, VALIDATED_CACHE_CONTROL } from '../http/validators.ts';
+import { CONDITIONAL_REQUEST_RULES, VALIDATED_CACHE_CONTROL } from '../http/steps/validators.ts';
 
 type Json = Record<string, unknown>;
 

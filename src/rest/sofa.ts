@@ -15,12 +15,12 @@ import {
 } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { createSofa, createSofaRouter } from 'sofa-api';
-import { callerOf, isAuthFailure, readSecret } from '../auth/authenticate.ts';
+import { isAuthFailure, readSecret } from '../auth/authenticate.ts';
 import { header, readRequestInput, type Door, type DoorRequest, type DoorResponse, type JsonBody } from '../http/door.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import { classifyError } from '../schema/errors.ts';
 import { schema } from '../schema/index.ts';
-import type { AppDeps } from '../http/door.ts';
+import type { DoorDeps } from '../http/appDeps.ts';
 import { problem, REST_STATUS } from './problem.ts';
 import { restRateHeaders } from './door.ts';
 import { IDEMPOTENCY_KEY_RULES } from '../formats/idempotencyKey.ts';
@@ -89,7 +89,7 @@ function problemResponse(errors: ReadonlyArray<unknown>): Response {
   return new Response(answer.body as string, { status, headers: answer.headers });
 }
 
-export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator, tracing }: AppDeps): Door {
+export function createSofaDoor({ db, logger, tracing }: DoorDeps): Door {
   const names = routeNames(schema);
   // Built at the first /v3/rest request: it costs about a second and most processes never need it.
   let built: ReturnType<typeof sofaRouter> | undefined;
@@ -183,51 +183,40 @@ export function createSofaDoor({ db, logger, metrics, rateLimiter, authenticator
     return readRequestInput(request, { path });
   }
 
-  const authenticate = (request: DoorRequest) => authenticator.authenticate(readSecret(header(request, 'authorization')));
-
   async function handle(request: DoorRequest): Promise<DoorResponse> {
     const { pathname } = request.url;
     const instance = pathname + request.url.search;
     const route = template(pathname);
-    const notFound = (headers?: Record<string, string>) => problem(404, `no route for ${request.method} ${pathname}`, { instance, headers });
+    const notFound = () => problem(404, `no route for ${request.method} ${pathname}`, { instance });
     if (pathname === OPENAPI_PATH && request.method === 'GET') return (await openApiDocument(request)) ?? notFound();
     if (!route) return notFound();
     const input = sofaInput(request);
     if (!input.ok) return problem(400, input.message, { instance, errors: input.issues });
 
-    const auth = await authenticate(request);
+    const auth = request.auth!;
     if (isAuthFailure(auth)) return problem(auth.status, auth.message, { instance });
-    const rate = await rateLimiter.consume(auth.client.id, 'rest');
-    const rateHeaders = restRateHeaders(rate);
-    if (!rate.allowed) {
-      metrics.rateLimitRefused('rest');
-      return problem(429, `rate limit of ${rate.limit} requests per minute exceeded`, {
-        instance,
-        headers: { ...rateHeaders, 'retry-after': String(rate.retryAfter) },
-      });
-    }
     const gqlContext = createContext({ db, auth, door: 'v3', logger, requestId: request.requestId });
     const response = await viaSofa(request, gqlContext);
     // The name exists but not with this method or shape (GET on a mutation, an id SOFA does not take, ...).
-    if (!response || (response.status === 404 && !/problem\+json/.test(response.headers?.['content-type'] ?? ''))) return notFound(rateHeaders);
+    if (!response || (response.status === 404 && !/problem\+json/.test(response.headers?.['content-type'] ?? ''))) return notFound();
     // A query by id answers null for an id that is unknown or another store's: on REST that subject does not exist.
     if (request.method === 'GET' && response.status === 200 && response.body?.toString() === 'null') {
-      return problem(404, `no ${route.slice(SOFA_PREFIX.length + 1).split('/')[0]} with that id in this store`, { instance, headers: rateHeaders });
+      return problem(404, `no ${route.slice(SOFA_PREFIX.length + 1).split('/')[0]} with that id in this store`, { instance });
     }
     if (/problem\+json/.test(response.headers?.['content-type'] ?? '') && response.body) {
       const body = JSON.parse(response.body.toString());
-      return { ...response, headers: { ...response.headers, ...rateHeaders }, body: JSON.stringify({ ...body, instance }) };
+      return { ...response, body: JSON.stringify({ ...body, instance }) };
     }
-    return { ...response, headers: { ...response.headers, ...rateHeaders } };
+    return response;
   }
 
   return {
     name: 'sofa',
     matches: (pathname) => pathname === SOFA_PREFIX || pathname.startsWith(`${SOFA_PREFIX}/`),
     reject: (status, message, request) => problem(status, message, { instance: request.url.pathname + request.url.search }),
-    caller: async (request) => callerOf(await authenticate(request)),
+    credentials: (request) => readSecret(header(request, 'authorization')),
+    budget: { name: 'rest', headers: restRateHeaders },
     routeOf: (request) => template(request.url.pathname),
-    rateLimitHeaders: async (caller) => restRateHeaders(await rateLimiter.standing(caller.client.id, 'rest')),
     handle,
   };
 }

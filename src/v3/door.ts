@@ -12,9 +12,9 @@ import { execute, getOperationAST, parse, printSchema, subscribe } from 'graphql
 import { schema } from '../schema/index.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import { classifyError, toGraphQLError } from '../schema/errors.ts';
-import { callerOf, readSecret, isAuthFailure } from '../auth/authenticate.ts';
+import { readSecret, isAuthFailure } from '../auth/authenticate.ts';
 import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
-import type { AppDeps } from '../http/door.ts';
+import type { DoorDeps } from '../http/appDeps.ts';
 import { graphqlLimitPlugins } from './limits.ts';
 import { openStreamsUpTo, streamAccess } from '../live/openStreams.ts';
 import { isPersistedOperationRefusal, persistedOperations } from './persistedQueries.ts';
@@ -163,7 +163,7 @@ function eventStreamText(body: ReadableStream<Uint8Array>, onEnd: () => void): A
   return text;
 }
 
-export function createGraphQLDoor({ db, logger, config, authenticator, tracing, live }: AppDeps): Door {
+export function createGraphQLDoor({ db, logger, config, tracing, live }: DoorDeps): Door {
   const openStreams = openStreamsUpTo(config.subscriptions.perClient);
 
   const sdl = printSchema(schema);
@@ -198,8 +198,6 @@ export function createGraphQLDoor({ db, logger, config, authenticator, tracing, 
     },
   });
 
-  const authenticate = (request: DoorRequest) => authenticator.authenticate(readSecret(header(request, 'authorization')));
-
   const wantsGraphiQL = (request: DoorRequest) =>
     request.method === 'GET' && !request.url.searchParams.has('query') && (header(request, 'accept') ?? '').includes('text/html');
 
@@ -207,7 +205,7 @@ export function createGraphQLDoor({ db, logger, config, authenticator, tracing, 
     name: 'v3',
     matches: (pathname) => pathname === ENDPOINT || pathname === SDL_PATH || pathname.startsWith('/v3/'),
     reject: (status, message) => graphqlError(status, REJECTION_CODES[status] ?? 'INTERNAL_SERVER_ERROR', message),
-    caller: async (request) => callerOf(await authenticate(request)),
+    credentials: (request) => readSecret(header(request, 'authorization')),
     routeOf: ({ url }) => (url.pathname === ENDPOINT || url.pathname === SDL_PATH ? url.pathname : undefined),
     answersWithEventStream: (request) => {
       const accept = header(request, 'accept');
@@ -226,7 +224,7 @@ export function createGraphQLDoor({ db, logger, config, authenticator, tracing, 
         if (!body.ok) return graphqlError(400, body.issues.length > 0 ? 'BAD_USER_INPUT' : 'BAD_REQUEST', body.message);
       }
       if (wantsGraphiQL(request)) return runYoga(request, undefined);
-      const auth = await authenticate(request);
+      const auth = request.auth!;
       if (isAuthFailure(auth)) return graphqlError(auth.status, auth.status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', auth.message);
       if (!(header(request, 'accept') ?? '').includes('text/event-stream')) {
         return runYoga(request, createContext({ db, auth, door: 'v3', logger, requestId: request.requestId }));

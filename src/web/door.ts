@@ -9,7 +9,7 @@ import { consumeThrottle, releaseThrottle } from '../auth/throttle.ts';
 import type { Door, DoorRequest, DoorResponse } from '../http/door.ts';
 import { createContext } from '../schema/context.ts';
 import { badParameters } from '../http/inputText.ts';
-import type { AppDeps } from '../http/door.ts';
+import type { DoorDeps } from '../http/appDeps.ts';
 import { dashboard, dashboardRouteOf } from './dashboard/routes.ts';
 import { html } from './html.ts';
 import { createReturnEvents, LIVE_RETURNS_SCRIPT, LIVE_RETURNS_SCRIPT_PATH, RETURN_EVENTS_PATH } from './liveReturns.ts';
@@ -31,7 +31,7 @@ function segmentsOf(path: string): string[] | null {
   }
 }
 
-export function createWebDoor(deps: AppDeps): Door {
+export function createWebDoor(deps: DoorDeps): Door {
   const { db, logger, config } = deps;
   const returnEvents = createReturnEvents(deps);
 
@@ -158,7 +158,6 @@ export function createWebDoor(deps: AppDeps): Door {
     matches: (pathname) => pathname === '/admin' || pathname.startsWith('/admin/') || pathname === '/portal' || pathname.startsWith('/portal/'),
     reject: (status, message) => page(status, { title: 'Error', body: html`<p>${message}</p>` }),
     // Pages act for a signed-in merchant user or a shopper, never an API client.
-    caller: async () => undefined,
     // A dashboard page is labelled by its route in the table (ids left out); the portal's area is label enough.
     routeOf: ({ method, url }) => {
       if (url.pathname !== '/admin' && !url.pathname.startsWith('/admin/')) return '/portal';

@@ -6,7 +6,8 @@
 // out, expired) hears nothing more.
 import fs from 'node:fs';
 import type { AuthContext } from '../auth/authenticate.ts';
-import type { AppDeps, DoorRequest, DoorResponse } from '../http/door.ts';
+import type { DoorDeps } from '../http/appDeps.ts';
+import type { DoorRequest, DoorResponse } from '../http/door.ts';
 import { createContext } from '../schema/context.ts';
 import { runSubscription, type OperationOutcome } from '../schema/execute.ts';
 import { html } from './html.ts';
@@ -91,7 +92,7 @@ function eventStreamText(
   return text;
 }
 
-export function createReturnEvents({ db, logger, config, live }: AppDeps) {
+export function createReturnEvents({ db, logger, config, live }: DoorDeps) {
   const openStreams = openStreamsUpTo(config.subscriptions.perClient);
 
   /** The stream for a signed-in merchant user (`auth` as the dashboard's pages get it), as long as `stillSignedIn`. */

@@ -9,7 +9,7 @@ import { orderInput } from '../support/orderInput.ts';
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
 import { addApiClient, call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { WAREHOUSE } from '../compat/helpers.ts';
-import { pruneExpiredIdempotentRequests } from '../../src/http/idempotency.ts';
+import { pruneExpiredIdempotentRequests } from '../../src/http/steps/idempotency.ts';
 
 let server: TestServer;
 let second: TestServer;

@@ -7,7 +7,7 @@ import http from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/auth/scopes.ts';
-import { parseIfNoneMatch } from '../../src/http/validators.ts';
+import { parseIfNoneMatch } from '../../src/http/steps/validators.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import type { Database } from '../../src/db/database.ts';
 import { foldStoreChanges, readStoreChanges } from '../../src/db/storeChanges.ts';

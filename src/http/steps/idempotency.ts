@@ -14,11 +14,13 @@
 //   wrote nothing, so sending it again with the same key runs it again;
 // - keys belong to the API client and are kept KEY_LIFETIME_HOURS, then pruned.
 import crypto from 'node:crypto';
-import { header, type Door, type DoorRequest, type DoorResponse } from './door.ts';
-import type { Database } from '../db/database.ts';
-import { inRequestTransaction } from '../db/requestTransaction.ts';
-import type { Logger } from '../observability/logger.ts';
-import { DUPLICATE_WAIT_MS, IDEMPOTENCY_KEY, KEY_LIFETIME_HOURS, MAX_KEY_LENGTH, REPLAYED } from '../formats/idempotencyKey.ts';
+import { callerOf } from '../../auth/authenticate.ts';
+import { header, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
+import type { Step } from '../step.ts';
+import type { Database } from '../../db/database.ts';
+import { inRequestTransaction } from '../../db/requestTransaction.ts';
+import type { Logger } from '../../observability/logger.ts';
+import { DUPLICATE_WAIT_MS, IDEMPOTENCY_KEY, KEY_LIFETIME_HOURS, MAX_KEY_LENGTH, REPLAYED } from '../../formats/idempotencyKey.ts';
 
 /** A request holding a key gets this long, like the domain's own transactions plus the answer. */
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -71,11 +73,6 @@ function replay(stored: StoredAnswer): DoorResponse {
 /** Lock wait ran out (PostgreSQL's lock_timeout). */
 const isLockTimeout = (error: unknown) => /55P03|lock timeout/i.test(String((error as { code?: string; message?: string })?.code ?? '') + String((error as Error)?.message ?? ''));
 
-export interface IdempotentRequests {
-  /** Answers the request, through `run` or from the answer kept for its key. */
-  answer(door: Door, request: DoorRequest, run: () => Promise<DoorResponse>): Promise<DoorResponse>;
-}
-
 /**
  * The key claimed for this request in one statement: its row inserted with a placeholder
  * answer (or an expired one taken over), or nothing when a live answer is kept under it.
@@ -103,7 +100,8 @@ bounded AS (SELECT set_config('lock_timeout', '${DUPLICATE_WAIT_MS}', true) FROM
 SELECT c.claimed, set_config('lock_timeout', (SELECT value FROM previous), true) AS "lockTimeout" FROM (SELECT count(*)::int AS claimed FROM claimed) c`;
 }
 
-export function createIdempotentRequests({ db, logger }: { db: Database; logger: Logger }): IdempotentRequests {
+/** Step 8: answers a keyed write through the steps after it, or from the answer kept for its key. */
+export function idempotencyStep(db: Database, logger: Logger): Step {
   const boundedWait = db.kind === 'postgresql';
   const CLAIM_SQL = claimSql(boundedWait);
 
@@ -112,7 +110,7 @@ export function createIdempotentRequests({ db, logger }: { db: Database; logger:
     if (value === undefined || SAFE_METHODS.has(request.method) || door.ownsIdempotencyKey?.(request)) return run();
     const parsed = parseIdempotencyKey(value);
     if (!parsed.ok) return door.reject(400, parsed.message, request);
-    const caller = await door.caller(request);
+    const caller = request.auth && callerOf(request.auth);
     // Without a caller the door answers 401/403 itself; keys belong to API clients.
     if (!caller) return run();
     const { key } = parsed;
@@ -159,7 +157,7 @@ export function createIdempotentRequests({ db, logger }: { db: Database; logger:
     }
   }
 
-  return { answer };
+  return ({ door, request }, next) => answer(door, request, next);
 }
 
 /** Removes the keys past their lifetime, a batch per statement so no statement holds many row locks; returns how many. */

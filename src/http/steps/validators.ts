@@ -39,12 +39,15 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AuthContext } from '../auth/authenticate.ts';
-import { negotiateEncoding } from './compression.ts';
-import type { Database } from '../db/database.ts';
-import { readsReplayedTo } from '../db/replicas.ts';
-import { readStoreChanges, readStoreChangesWithPosition, type StoreChanges } from '../db/storeChanges.ts';
-import { header, type Door, type DoorRequest, type DoorResponse } from './door.ts';
+import { callerOf, type AuthContext } from '../../auth/authenticate.ts';
+import type { RateLimiter } from '../../auth/rateLimit.ts';
+import { negotiateEncoding } from '../compression.ts';
+import type { Database } from '../../db/database.ts';
+import { readsReplayedTo } from '../../db/replicas.ts';
+import { readStoreChanges, readStoreChangesWithPosition, type StoreChanges } from '../../db/storeChanges.ts';
+import { header, type DoorRequest, type DoorResponse } from '../door.ts';
+import type { Step } from '../step.ts';
+import { standingBudget } from './rateLimit.ts';
 
 export const VALIDATED_CACHE_CONTROL = 'private, no-cache, must-revalidate';
 
@@ -65,10 +68,6 @@ const NOT_MODIFIED_HEADERS = ['etag', 'cache-control', 'vary', 'content-location
 /** Headers of the caller's budget, which a 304 carries as every answer past authentication does. */
 const RATE_LIMIT_HEADER = /^(x-ratelimit-.*|ratelimit(-policy)?)$/i;
 
-export interface ConditionalRequests {
-  /** `handle`'s answer, with a validator where it is a 200 of a GET, or 304 when the client's copy is current. */
-  answer(door: Door, request: DoorRequest, handle: () => Promise<DoorResponse>): Promise<DoorResponse>;
-}
 
 /** What If-None-Match asks: any current answer, or one of these opaque tags (quotes included). */
 type Condition = { any: true } | { any: false; tags: Set<string> };
@@ -100,8 +99,8 @@ let codeVersion: string | undefined;
  */
 function answeringCode(): string {
   if (codeVersion !== undefined) return codeVersion;
-  // This file is one level below the root of the sources (or of the build).
-  const dir = fileURLToPath(new URL('..', import.meta.url));
+  // This file is two levels below the root of the sources (or of the build).
+  const dir = fileURLToPath(new URL('../..', import.meta.url));
   try {
     codeVersion = (JSON.parse(fs.readFileSync(path.join(dir, 'build-info.json'), 'utf8')) as { sourceHash: string }).sourceHash;
   } catch {
@@ -153,7 +152,8 @@ function varying(headers: Record<string, string> | undefined, names: string[]): 
   return [...existing, ...names.filter((name) => !known.has(name.toLowerCase()))].join(', ');
 }
 
-export function createConditionalRequests({ db, secret }: { db: Database; secret: string }): ConditionalRequests {
+/** Step 9: the answer, with a validator where it is a 200 of a GET, or 304 when the client's copy is current. */
+export function validatorsStep(db: Database, secret: string, rateLimiter: RateLimiter): Step {
   /** The store's changes, and with replicas the WAL position an answer as current as them must be read at. */
   async function storeChanges(storeId: string): Promise<{ changes: StoreChanges[]; position?: bigint }> {
     if (db.replicas) return readStoreChangesWithPosition(db.replicas.current, storeId);
@@ -200,16 +200,15 @@ export function createConditionalRequests({ db, secret }: { db: Database; secret
     return { status: 304, headers };
   }
 
-  return {
-    async answer(door, request, handle) {
+  return async ({ door, request }, handle) => {
       if (request.method !== 'GET' || door.answersWithEventStream?.(request)) return handle();
-      const caller = await door.caller(request);
+      const caller = request.auth && callerOf(request.auth);
       if (!caller) return handle();
       const { changes, position } = await storeChanges(caller.store.id);
       const tag = currentTag(caller, request, changes);
       const condition = parseIfNoneMatch([request.headers['if-none-match'] ?? []].flat().join(', ') || undefined);
       if (condition && !condition.any && condition.tags.has(tag)) {
-        const budget = (await door.rateLimitHeaders?.(caller)) ?? {};
+        const budget = await standingBudget(rateLimiter, door, caller);
         return notModified({ status: 200, headers: { ...budget, etag: tag, 'cache-control': VALIDATED_CACHE_CONTROL, vary: varyOf(request).join(', ') } });
       }
       const response = await (position === undefined ? handle() : readsReplayedTo(position, handle));
@@ -220,6 +219,5 @@ export function createConditionalRequests({ db, secret }: { db: Database; secret
         return notModified(answer);
       }
       return answer;
-    },
   };
 }
