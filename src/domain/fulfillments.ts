@@ -4,7 +4,7 @@
 // current status; automation events (stalled_in_transit, delayed, arriving_early) only
 // add to the tracking history. Each change records its event in the same transaction.
 import type { Fulfillment, Order, Prisma } from '../generated/prisma/client.ts';
-import { InputIssues, optionalText } from './catalog.ts';
+import { InputIssues, optionalText } from './inputChecks.ts';
 import { parseIsoDateTime } from './customers.ts';
 import { Conflict, NotFound } from './errors.ts';
 import { recordEvent } from './events.ts';

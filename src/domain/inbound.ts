@@ -4,7 +4,7 @@
 // Receiving adds good units to the destination level's quantity and damaged units
 // to both its quantity and reserved, and updates the purchase order items.
 import type { InboundShipment, InboundShipmentStatus } from '../generated/prisma/client.ts';
-import { amount, count, currencyCode, httpUrl, InputIssues, optionalText } from './catalog.ts';
+import { amount, count, currencyCode, httpUrl, InputIssues, optionalText } from './inputChecks.ts';
 import { NotFound, UnprocessableState } from './errors.ts';
 import { recordEvent } from './events.ts';
 import { newId } from './ids.ts';

@@ -6,7 +6,7 @@
 // InventoryAdjustment ledger row and the `inventory_level.updated` event, all in
 // the caller's transaction.
 import type { InventoryLevel, Location, Prisma } from '../generated/prisma/client.ts';
-import { count, countryCode, InputIssues, optionalText, requiredText } from './catalog.ts';
+import { count, countryCode, InputIssues, optionalText, requiredText } from './inputChecks.ts';
 import { Invalid, NotFound, UnprocessableState } from './errors.ts';
 import { recordEvent } from './events.ts';
 import { newId } from './ids.ts';

@@ -5,7 +5,7 @@
 // fulfillments the ones sent. The order's totals are derived here from the parts sent
 // (prices, discounts, tax lines, shipping lines), because returns refund from them.
 import type { Order } from '../generated/prisma/client.ts';
-import { InputIssues } from './catalog.ts';
+import { InputIssues } from './inputChecks.ts';
 import { Conflict, Invalid } from './errors.ts';
 import { replaceFulfillments, type SyncedFulfillmentInput } from './fulfillments.ts';
 import { Decimal, type DecimalValue } from './money.ts';

@@ -4,7 +4,7 @@
 // store (unique index, inserted with ON CONFLICT DO NOTHING, so a concurrent duplicate
 // is a Conflict and never a database error).
 import { Prisma, type Location, type Order, type Store } from '../generated/prisma/client.ts';
-import { currencyCode, InputIssues, optionalText, requiredText, textList } from './catalog.ts';
+import { currencyCode, InputIssues, optionalText, requiredText, textList } from './inputChecks.ts';
 import { isEmail, normalizeEmail, parseIsoDateTime } from './customers.ts';
 import { Conflict, Invalid } from './errors.ts';
 import { recordCoverageSold } from './coverage.ts';

@@ -8,20 +8,8 @@
 import crypto from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DimensionUnit, Prisma, ProductKind, WeightUnit } from '../generated/prisma/client.ts';
-import {
-  checkFamilyOptions,
-  checkUniqueSku,
-  countryCode,
-  currencyCode,
-  httpUrl,
-  InputIssues,
-  measure,
-  optionalText,
-  requiredText,
-  textList,
-  writeFamilyOptions,
-  type FamilyOptionInput,
-} from './catalog.ts';
+import { checkFamilyOptions, checkUniqueSku, writeFamilyOptions, type FamilyOptionInput } from './catalog.ts';
+import { countryCode, currencyCode, httpUrl, InputIssues, measure, optionalText, requiredText, textList } from './inputChecks.ts';
 import { Conflict, Invalid, isDomainError, NotFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { currencyExponent, Decimal } from './money.ts';

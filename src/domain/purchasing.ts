@@ -2,7 +2,7 @@
 // shipments carry the goods; receiving them moves the items' received and
 // damaged counts and with them the order's status (decisions.md "Read interface v3").
 import type { PurchaseOrder, PurchaseOrderStatus } from '../generated/prisma/client.ts';
-import { amount, count, currencyCode, InputIssues, optionalText, requiredText } from './catalog.ts';
+import { amount, count, currencyCode, InputIssues, optionalText, requiredText } from './inputChecks.ts';
 import { Conflict, isUniqueViolation } from './errors.ts';
 import { newId } from './ids.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';

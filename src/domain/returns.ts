@@ -5,7 +5,7 @@
 // then writes, so a refused operation leaves nothing behind.
 import crypto from 'node:crypto';
 import { Prisma, ReturnStatus as RETURN_STATUSES, type ReturnOutcome, type ReturnStatus, type ReturnType } from '../generated/prisma/client.ts';
-import { countryCode, currencyCode, InputIssues, optionalText, requiredText } from './catalog.ts';
+import { countryCode, currencyCode, InputIssues, optionalText, requiredText } from './inputChecks.ts';
 import { isEmail, normalizeEmail } from './customers.ts';
 import { Conflict, Invalid, isDomainError, isUniqueViolation, NotFound, UnprocessableState, type FieldIssue } from './errors.ts';
 import { recordEvent } from './events.ts';

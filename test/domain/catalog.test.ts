@@ -3,7 +3,8 @@
 // and a product's family change requiring the new family's option values.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { attributeValue, createProduct, createProductFamily, InputIssues, updateProduct, updateProductFamily } from '../../src/domain/catalog.ts';
+import { attributeValue, createProduct, createProductFamily, updateProduct, updateProductFamily } from '../../src/domain/catalog.ts';
+import { InputIssues } from '../../src/domain/inputChecks.ts';
 import { Conflict, Invalid } from '../../src/domain/errors.ts';
 import { createStore } from '../../src/domain/stores.ts';
 import { createTestDatabase } from '../support/db.ts';
