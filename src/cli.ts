@@ -15,7 +15,7 @@ import { createApiClient, createStore, linkFulfillmentService, revokeApiClient }
 import { seedDemo } from './domain/demo.ts';
 import { inRequestScope } from './observability/requestScope.ts';
 import { keepDemoCredentials } from './process/demoCredentials.ts';
-import { createMerchantUser } from './auth/merchantUsers.ts';
+import { createMerchantUser } from './domain/merchantUsers.ts';
 import type { StoreKind } from './generated/prisma/client.ts';
 
 const USAGE = `usage: npm run -s cli -- <command>

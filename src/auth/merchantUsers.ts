@@ -1,12 +1,9 @@
-// Merchant users (dashboard sign-in per store) and their database sessions. The
+// Dashboard sign-in: a merchant user's password checked, and their database sessions. The
 // session cookie carries a random token; the database keeps only its SHA-256 and
 // the session's CSRF synchronizer token.
 import crypto from 'node:crypto';
-import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
-import { Conflict, Invalid, NotFound } from '../domain/errors.ts';
-import { newId } from '../domain/ids.ts';
-import { inTransaction } from '../domain/tx.ts';
-import { DECOY_HASH, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { DECOY_HASH, verifyPassword } from './passwords.ts';
 import { hashSecret } from './secrets.ts';
 
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -15,26 +12,6 @@ export interface MerchantSession {
   user: { id: string; email: string };
   store: { id: string; name: string; kind: 'MERCHANT' | 'FULFILLMENT_SERVICE' };
   csrfToken: string;
-}
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-export async function createMerchantUser(
-  prisma: PrismaClient | Prisma.TransactionClient,
-  input: { storeId: string; email: string; password: string },
-): Promise<{ id: string; email: string }> {
-  const email = input.email.trim().toLowerCase();
-  if (!EMAIL.test(email) || email.length > 254) throw new Invalid('email must be an e-mail address', { path: 'email' });
-  if (input.password.length < MIN_PASSWORD_LENGTH) {
-    throw new Invalid(`password must have at least ${MIN_PASSWORD_LENGTH} characters`, { path: 'password' });
-  }
-  const store = await prisma.store.findUnique({ where: { id: input.storeId }, select: { id: true } });
-  if (!store) throw new NotFound(`store ${input.storeId} not found`, { path: 'store' });
-  const existing = await prisma.merchantUser.findUnique({ where: { storeId_email: { storeId: input.storeId, email } } });
-  if (existing) throw new Conflict(`a user ${email} already exists in store ${input.storeId}`, { path: 'email' });
-  const passwordHash = await hashPassword(input.password);
-  const user = await inTransaction(prisma, (tx) => tx.merchantUser.create({ data: { id: newId('merchantUser'), storeId: input.storeId, email, passwordHash } }));
-  return { id: user.id, email: user.email };
 }
 
 /** The user when e-mail and password match; the same work is done when the e-mail is unknown. */

@@ -16,7 +16,7 @@
 // a fulfillment ~13, a return operation ~8, a return ~15. At ~0.85 ms a statement (Prisma's
 // client ~0.4 ms of CPU, PGlite's WebAssembly PostgreSQL the rest) that is ~8.5 s on PGlite.
 import crypto from 'node:crypto';
-import { createMerchantUser } from '../auth/merchantUsers.ts';
+import { createMerchantUser } from './merchantUsers.ts';
 import { SCOPES } from '../auth/scopes.ts';
 import { newId } from './ids.ts';
 import { updateBillingSettings } from './invoices.ts';

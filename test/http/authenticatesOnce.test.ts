@@ -5,7 +5,8 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator, type Authenticator } from '../../src/auth/authenticate.ts';
-import { createMerchantUser, startSession } from '../../src/auth/merchantUsers.ts';
+import { startSession } from '../../src/auth/merchantUsers.ts';
+import { createMerchantUser } from '../../src/domain/merchantUsers.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createApp, type App } from '../../src/http/server.ts';

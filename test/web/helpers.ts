@@ -1,6 +1,6 @@
 // A signed-in dashboard (or a portal visitor) over plain HTTP: cookies kept by hand,
 // forms posted with the page's CSRF token.
-import { createMerchantUser } from '../../src/auth/merchantUsers.ts';
+import { createMerchantUser } from '../../src/domain/merchantUsers.ts';
 import type { TestServer } from '../support/server.ts';
 
 export const PASSWORD = 'correct horse battery';
