@@ -22,6 +22,13 @@ export function createCompatDoor({ db, logger }: DoorDeps): Door {
     return bearer !== undefined ? readSecret(bearer) : readSecret(header(request, 'x-authorization'), { allowBare: true });
   }
 
+  /** A request spends the budget once it reaches a route its caller may use: unknown routes, bad credentials and missing scopes spend nothing. */
+  function spends(request: DoorRequest): boolean {
+    const matched = table.match(request.method, request.url.pathname.slice(COMPAT_PREFIX.length) || '/');
+    const auth = request.auth;
+    return matched !== undefined && 'route' in matched && auth !== undefined && !isAuthFailure(auth) && authorizeScopes(auth, matched.route.scopes) === undefined;
+  }
+
   async function handle(request: DoorRequest): Promise<DoorResponse> {
     const path = request.url.pathname.slice(COMPAT_PREFIX.length) || '/';
     const matched = table.match(request.method, path);
@@ -57,7 +64,7 @@ export function createCompatDoor({ db, logger }: DoorDeps): Door {
     reject: (status, message) => compatError(status === 400 ? 422 : status, message),
     credentials,
     // The other platform sends no rate-limit headers; the IETF fields tell the budget without touching its shapes.
-    budget: { name: 'compat', headers: (rate) => rateLimitFields('compat', rate) },
+    budget: { name: 'compat', headers: (rate) => rateLimitFields('compat', rate), spentBy: spends },
     routeOf: (request) => {
       const matched = table.match(request.method, request.url.pathname.slice(COMPAT_PREFIX.length) || '/');
       return matched && 'route' in matched ? COMPAT_PREFIX + matched.route.path : undefined;

@@ -51,8 +51,18 @@ export interface Door {
    * Absent: the door has no API callers (web, with its own sessions).
    */
   credentials?(request: DoorRequest): string | AuthFailure;
-  /** The rate-limit budget an authenticated caller spends through this door, and how the door tells it in headers; absent, none. */
-  budget?: { name: RateLimitedDoor; headers(decision: RateDecision): Record<string, string> };
+  /** The rate-limit budget an authenticated caller spends through this door; absent, none. */
+  budget?: {
+    name: RateLimitedDoor;
+    /** The budget as the door tells it, in headers on every answer that spent it (and on a 304 of such a request). */
+    headers(decision: RateDecision): Record<string, string>;
+    /**
+     * Whether this request spends: it reached a route its caller may use. The door's refusals
+     * before that (no such route, no valid credentials, another store's, a missing scope) spend
+     * nothing and carry no budget headers, as its contract documents them.
+     */
+    spentBy(request: DoorRequest): boolean;
+  };
   /**
    * True when the route reads Idempotency-Key itself because its contract answers a replay
    * its own way (the reference's return creation: 200 with the return first made); the

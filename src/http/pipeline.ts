@@ -17,7 +17,8 @@
 //  8. idempotency  a write with an Idempotency-Key: runs in one transaction with its stored
 //                  answer; ends early: the stored answer replayed, 422, 409
 //  9. validators   ETag on a GET's 200; ends early: 304 when the client's copy is current
-// 10. rate limit   spends the caller's budget and adds its headers; ends early: 429
+// 10. rate limit   spends the caller's budget where the door says the request reached a route
+//                  its caller may use, and adds its headers; ends early: 429
 //     door         the door's routes, its authorisation and its error format
 //
 // So a replay (8) and a 304 (9) are answered without spending the rate limit (10), and

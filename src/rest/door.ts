@@ -1,7 +1,7 @@
 // The v2.2 REST door: route matching, authentication, store and scope checks,
 // rate limits, JSON parsing and problem+json errors. Routes themselves only map
 // HTTP to a GraphQL operation and back (src/rest/routes/*).
-import { authorizeScopes, authorizeStore, isAuthFailure, readSecret, type AuthFailure } from '../auth/authenticate.ts';
+import { authorizeScopes, authorizeStore, isAuthFailure, readSecret, type AuthContext, type AuthFailure } from '../auth/authenticate.ts';
 import { rateLimitFields, type RateDecision } from '../auth/rateLimit.ts';
 import { header, json, readRequestInput, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
 import { createContext } from '../schema/context.ts';
@@ -47,6 +47,19 @@ export function createRestDoor({ db, logger }: DoorDeps): Door {
     return matched && 'route' in matched ? matched.route : undefined;
   };
 
+  /** Why the caller may not use this route (401, another store's 403, a missing scope's 403), if it may not. */
+  function denial(request: DoorRequest, route: Route, params: Record<string, string>): AuthFailure | undefined {
+    const auth = request.auth!;
+    if (isAuthFailure(auth)) return { ...auth, status: 401 };
+    return (params.storeId !== undefined ? authorizeStore(auth, params.storeId) : undefined) ?? authorizeScopes(auth, route.scopes);
+  }
+
+  /** A request spends the budget once it reaches a route its caller may use; the refusals before that spend nothing. */
+  function spends(request: DoorRequest): boolean {
+    const matched = table.match(request.method, request.url.pathname.slice(REST_PREFIX.length) || '/');
+    return matched !== undefined && 'route' in matched && !matched.route.public && denial(request, matched.route, matched.params) === undefined;
+  }
+
   async function handle(request: DoorRequest): Promise<DoorResponse> {
     const instance = instanceOf(request);
     const path = request.url.pathname.slice(REST_PREFIX.length) || '/';
@@ -59,7 +72,6 @@ export function createRestDoor({ db, logger }: DoorDeps): Door {
       });
     }
     const { route, params, malformed } = matched;
-    const deny = (f: AuthFailure) => failure(route, f.status, f.message, instance);
     if (route.public) {
       const body = readRequestInput(request, params, malformed);
       if (!body.ok) return failure(route, 400, body.message, instance, undefined, body.issues);
@@ -67,12 +79,9 @@ export function createRestDoor({ db, logger }: DoorDeps): Door {
       return route.handle({ request, params, query: request.url.searchParams, body: body.value, ctx, instance });
     }
 
-    const auth = request.auth!;
-    if (isAuthFailure(auth)) return deny({ ...auth, status: 401 });
-    const storeDenied = params.storeId !== undefined ? authorizeStore(auth, params.storeId) : undefined;
-    if (storeDenied) return deny(storeDenied);
-    const scopeDenied = authorizeScopes(auth, route.scopes);
-    if (scopeDenied) return deny(scopeDenied);
+    const denied = denial(request, route, params);
+    if (denied) return failure(route, denied.status, denied.message, instance);
+    const auth = request.auth as AuthContext;
 
     const body = readRequestInput(request, params, malformed);
     if (!body.ok) return failure(route, 400, body.message, instance, undefined, body.issues);
@@ -91,7 +100,7 @@ export function createRestDoor({ db, logger }: DoorDeps): Door {
       return route && REST_PREFIX + route.path;
     },
     credentials: (request) => readSecret(header(request, 'authorization')),
-    budget: { name: 'rest', headers: restRateHeaders },
+    budget: { name: 'rest', headers: restRateHeaders, spentBy: spends },
     ownsIdempotencyKey: (request) => matchedRoute(request)?.ownsIdempotencyKey === true,
     handle,
   };

@@ -23,21 +23,29 @@ function exportOf(pathname: string): { list: ListExport<unknown>; format: Export
 }
 
 export function createExportsDoor({ db, logger }: DoorDeps): Door {
-  async function handle(request: DoorRequest): Promise<DoorResponse> {
+  /** The export the request names, or its refusal before the caller matters (no such export, bad input, an unknown parameter). */
+  function exportAsked(request: DoorRequest): { list: ListExport<unknown>; format: ExportFormat } | { refused: DoorResponse } {
     const { pathname, searchParams } = request.url;
     const instance = pathname + request.url.search;
     const named = exportOf(pathname);
-    if (!named || (request.method !== 'GET' && request.method !== 'HEAD')) return problem(404, `no route for ${request.method} ${pathname}`, { instance });
-    const { list, format } = named;
+    if (!named || (request.method !== 'GET' && request.method !== 'HEAD')) return { refused: problem(404, `no route for ${request.method} ${pathname}`, { instance }) };
     const input = readRequestInput(request, {});
-    if (!input.ok) return problem(400, input.message, { instance, errors: input.issues });
-    const known = exportParameterNames(list);
+    if (!input.ok) return { refused: problem(400, input.message, { instance, errors: input.issues }) };
+    const known = exportParameterNames(named.list);
     const unknown = [...new Set(searchParams.keys())].filter((name) => !known.includes(name));
     if (unknown.length > 0) {
       const issues = unknown.map((name) => ({ path: name, message: `is not a parameter of this export (it takes ${known.join(', ')})` }));
-      return problem(400, `unknown parameter ${unknown.join(', ')}`, { instance, errors: issues });
+      return { refused: problem(400, `unknown parameter ${unknown.join(', ')}`, { instance, errors: issues }) };
     }
+    return named;
+  }
 
+  async function handle(request: DoorRequest): Promise<DoorResponse> {
+    const { pathname, searchParams } = request.url;
+    const instance = pathname + request.url.search;
+    const asked = exportAsked(request);
+    if ('refused' in asked) return asked.refused;
+    const { list, format } = asked;
     const auth = request.auth!;
     if (isAuthFailure(auth)) return problem(auth.status, auth.message, { instance });
     const ctx = createContext({ db, auth, door: 'v3', logger, requestId: request.requestId });
@@ -49,7 +57,7 @@ export function createExportsDoor({ db, logger }: DoorDeps): Door {
     matches: (pathname) => pathname.startsWith(`${EXPORTS_PREFIX}/`),
     reject: (status, message, request) => problem(status, message, { instance: request.url.pathname + request.url.search }),
     credentials: (request) => readSecret(header(request, 'authorization')),
-    budget: { name: 'rest', headers: restRateHeaders },
+    budget: { name: 'rest', headers: restRateHeaders, spentBy: (request) => !('refused' in exportAsked(request)) && request.auth !== undefined && !isAuthFailure(request.auth) },
     routeOf: (request) => {
       const named = exportOf(request.url.pathname);
       return named && `${EXPORTS_PREFIX}/${named.list.name}.${named.format}`;

@@ -183,6 +183,12 @@ export function createSofaDoor({ db, logger, tracing }: DoorDeps): Door {
     return readRequestInput(request, { path });
   }
 
+  /** A request spends the budget once it names a route, its input reads and its caller is known; the refusals before that spend nothing. */
+  function spends(request: DoorRequest): boolean {
+    const { pathname } = request.url;
+    return pathname !== OPENAPI_PATH && template(pathname) !== undefined && sofaInput(request).ok && request.auth !== undefined && !isAuthFailure(request.auth);
+  }
+
   async function handle(request: DoorRequest): Promise<DoorResponse> {
     const { pathname } = request.url;
     const instance = pathname + request.url.search;
@@ -215,7 +221,7 @@ export function createSofaDoor({ db, logger, tracing }: DoorDeps): Door {
     matches: (pathname) => pathname === SOFA_PREFIX || pathname.startsWith(`${SOFA_PREFIX}/`),
     reject: (status, message, request) => problem(status, message, { instance: request.url.pathname + request.url.search }),
     credentials: (request) => readSecret(header(request, 'authorization')),
-    budget: { name: 'rest', headers: restRateHeaders },
+    budget: { name: 'rest', headers: restRateHeaders, spentBy: spends },
     routeOf: (request) => template(request.url.pathname),
     handle,
   };

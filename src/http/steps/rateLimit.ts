@@ -1,7 +1,8 @@
 // Step 10: an authenticated caller spends one request of the door's budget (auth/rateLimit.ts);
 // the answer carries the budget as it stands in the door's headers, and a spent budget is a 429
 // in the door's format with Retry-After. Last before the door, so an answer given earlier (a
-// replay, a 304) spends nothing; a request without a valid caller has no budget to spend.
+// replay, a 304) spends nothing; a request without a valid caller has no budget to spend, and
+// one the door refuses before its route (Door.budget.spentBy) spends nothing either.
 import { callerOf, type AuthContext } from '../../auth/authenticate.ts';
 import type { RateLimiter } from '../../auth/rateLimit.ts';
 import type { Metrics } from '../../observability/metrics.ts';
@@ -11,7 +12,7 @@ import type { Step } from '../step.ts';
 export function rateLimitStep(rateLimiter: RateLimiter, metrics: Metrics): Step {
   return async ({ door, request }, next) => {
     const caller = request.auth && callerOf(request.auth);
-    if (!door.budget || !caller) return next();
+    if (!door.budget || !caller || !door.budget.spentBy(request)) return next();
     const rate = await rateLimiter.consume(caller.client.id, door.budget.name);
     const headers = door.budget.headers(rate);
     if (!rate.allowed) {
