@@ -11,7 +11,7 @@ import { recordCoverageSold } from './coverage.ts';
 import { recordEvent } from './events.ts';
 import { newId } from './ids.ts';
 import { changeLevel, commitStock, ensureLevel, visibleLocationWhere } from './inventory.ts';
-import { REDACTED } from './privacy.ts';
+import { REDACTED } from './privacy/personalData.ts';
 import { formatAmount, toDecimal, type DecimalValue } from './money.ts';
 import { claimedQuantities } from './returns.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';

@@ -8,7 +8,7 @@
 // queries refuse it.
 import { defaultFieldResolver, type GraphQLSchema } from 'graphql';
 import { AUDITED_KINDS, auditEntryWhere, type AuditActorKind as ActorKind } from '../domain/audit.ts';
-import { personalColumnsByTable } from '../domain/privacy.ts';
+import { personalColumnsByTable } from '../domain/privacy/personalData.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { nameOperation } from '../observability/requestScope.ts';
 import { builder } from './builder.ts';

@@ -3,24 +3,9 @@
 // src/customerDataExport.ts), the erasure of one person, and the erasure of every shopper of
 // the store when the merchant leaves. Every rule is in domain/privacy.ts.
 import { GraphQLError } from 'graphql';
-import {
-  ERASURE_KINDS,
-  EXPORT_FORMAT,
-  EXPORT_KINDS,
-  EXPORT_VERSION,
-  eraseCustomer,
-  eraseStoreCustomerData,
-  exportPage,
-  findPerson,
-  personDigest,
-  personKeyOf,
-  type CustomerErasure,
-  type ErasureCounts,
-  type ExportKind,
-  type ExportRecord,
-  type Person,
-  type PersonKey,
-} from '../domain/privacy.ts';
+import { ERASURE_KINDS, eraseCustomer, eraseStoreCustomerData, type CustomerErasure, type ErasureCounts } from '../domain/privacy/erasure.ts';
+import { EXPORT_FORMAT, EXPORT_KINDS, EXPORT_VERSION, exportPage, personDigest, type ExportKind, type ExportRecord } from '../domain/privacy/export.ts';
+import { findPerson, personKeyOf, type Person, type PersonKey } from '../domain/privacy/person.ts';
 import { Invalid } from '../domain/errors.ts';
 import { builder } from './builder.ts';
 import { DEFAULT_PAGE_SIZE } from './connectionArgs.ts';

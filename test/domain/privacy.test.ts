@@ -9,17 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertCustomer } from '../../src/domain/customers.ts';
 import { recordCustomEvent } from '../../src/domain/customEvents.ts';
 import { createOrder } from '../../src/domain/orders.ts';
-import {
-  EXPORT_KINDS,
-  PERSONAL_DATA,
-  eraseCustomer,
-  eraseStoreCustomerData,
-  exportPage,
-  findPerson,
-  personKeyOf,
-  type ExportRecord,
-  type PersonKey,
-} from '../../src/domain/privacy.ts';
+import { eraseCustomer, eraseStoreCustomerData } from '../../src/domain/privacy/erasure.ts';
+import { EXPORT_KINDS, exportPage, type ExportRecord } from '../../src/domain/privacy/export.ts';
+import { findPerson, personKeyOf, type PersonKey } from '../../src/domain/privacy/person.ts';
+import { PERSONAL_DATA } from '../../src/domain/privacy/personalData.ts';
 import { configureWebhookAddressPolicy, replayWebhookSubscription, systemLookup } from '../../src/domain/webhooks.ts';
 import {
   GRACE,

@@ -2,7 +2,8 @@
 // and typing that marker must not open it, after a person's erasure or a whole store's; the
 // answer is the one a wrong e-mail gets.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eraseCustomer, eraseStoreCustomerData, REDACTED } from '../../src/domain/privacy.ts';
+import { eraseCustomer, eraseStoreCustomerData } from '../../src/domain/privacy/erasure.ts';
+import { REDACTED } from '../../src/domain/privacy/personalData.ts';
 import { createTestOrder } from '../support/returnFixtures.ts';
 import { createTestStore, startTestServer, type TestServer } from '../support/server.ts';
 import { WebClient } from './helpers.ts';
