@@ -26,7 +26,7 @@ import { createApiClient } from '../src/domain/stores.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { createContext, type GraphQLContext } from '../src/schema/context.ts';
 import { schema } from '../src/schema/index.ts';
-import { createApp } from '../src/http/server.ts';
+import { createApp } from '../src/process/server.ts';
 import { withReadsInMemory } from './readsInMemory.ts';
 
 const SHIPMENTS = 100;

@@ -29,7 +29,7 @@ import { foldStoreChanges } from '../src/db/storeChanges.ts';
 import { seedOrdersWithReturns } from './returnsSeed.ts';
 import { createApiClient, createStore } from '../src/domain/stores.ts';
 import { createLogger } from '../src/observability/logger.ts';
-import { createApp, type App } from '../src/http/server.ts';
+import { createApp, type App } from '../src/process/server.ts';
 import { BROTLI_QUALITY } from '../src/http/compression.ts';
 import { measureLoad, type LoadOptions, type Measured, type Variant } from './load.ts';
 import { POSTGRES_ADMIN_URL, scratchDatabase } from './scratchDatabase.ts';

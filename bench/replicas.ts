@@ -30,7 +30,7 @@ import { applyMigrations } from '../src/db/migrate.ts';
 import { seedOrdersWithReturns } from './returnsSeed.ts';
 import { createApiClient, createStore } from '../src/domain/stores.ts';
 import { createLogger } from '../src/observability/logger.ts';
-import { createApp, type App } from '../src/http/server.ts';
+import { createApp, type App } from '../src/process/server.ts';
 import { startStreamingPair, streamingPairUnavailable } from '../test/support/streamingReplica.ts';
 import { measureLoad, type Measured, type Variant } from './load.ts';
 

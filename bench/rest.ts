@@ -57,7 +57,7 @@ import { RouteTable } from '../src/http/routeTable.ts';
 import { createContext, type GraphQLContext } from '../src/schema/context.ts';
 import { defineOperation, runOperation, type Operation } from '../src/schema/execute.ts';
 import { encodeCursor } from '../src/schema/keyset.ts';
-import { createApp } from '../src/http/server.ts';
+import { createApp } from '../src/process/server.ts';
 import { sofaRouter as serviceSofaRouter } from '../src/rest/sofa.ts';
 import { measureLoad, type LoadRequest, type Measured, type Variant } from './load.ts';
 import { POSTGRAPHILE_RETURNS_PAGE, startPostGraphile, type Peer } from './peer.ts';

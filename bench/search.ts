@@ -56,7 +56,7 @@ import type { Database } from '../src/db/database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { createApiClient, createStore } from '../src/domain/stores.ts';
 import { createLogger } from '../src/observability/logger.ts';
-import { createApp } from '../src/http/server.ts';
+import { createApp } from '../src/process/server.ts';
 import { exited, startService, type Service, type ServiceCode } from '../test/support/service.ts';
 import { waitFor } from '../test/webhooks/support.ts';
 import { runClientProcess } from './load.ts';

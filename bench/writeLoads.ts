@@ -10,7 +10,7 @@ import type { Database } from '../src/db/database.ts';
 import { newId } from '../src/domain/ids.ts';
 import { createApiClient, createStore } from '../src/domain/stores.ts';
 import { createLogger } from '../src/observability/logger.ts';
-import { createApp, type App } from '../src/http/server.ts';
+import { createApp, type App } from '../src/process/server.ts';
 import type { LoadRequest } from './load.ts';
 
 const EMAILS = 50;

@@ -1,5 +1,5 @@
 // Environment -> typed configuration, validated once at start-up.
-import { readTrustedDocuments, type TrustedDocuments } from './v3/trustedDocuments.ts';
+import { readTrustedDocuments, type TrustedDocuments } from './formats/trustedDocuments.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 

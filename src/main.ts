@@ -8,7 +8,7 @@ import { createLogger } from './observability/logger.ts';
 import { DatabaseUrlError, openDatabase } from './db/client.ts';
 import { EmbeddedDatabaseBusyError } from './db/embedded.ts';
 import { applyMigrations } from './db/migrate.ts';
-import { createApp } from './http/server.ts';
+import { createApp } from './process/server.ts';
 import { seedDemo } from './domain/demo.ts';
 import { startBackgroundWork } from './process/background.ts';
 import { createMetrics } from './observability/metrics.ts';

@@ -1,5 +1,5 @@
 // Compressed answers, negotiated by Accept-Encoding (RFC 9110 §12.5.3), with Node's zlib:
-// brotli or gzip, for every door, since the one server writes every answer (server.ts); and
+// brotli or gzip, for every door, since every answer passes the pipeline's compress step (steps/compress.ts); and
 // compressed request bodies (Content-Encoding, §8.4) decoded before any door reads them.
 // A whole body is compressed at once; a streamed one (streamedAnswer.ts, event streams) chunk
 // by chunk, each chunk flushed, so the client can decode every page or event as it arrives and

@@ -13,6 +13,7 @@
 // times larger drops them. Waiting events are the feed's shared objects, a pointer each.
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { LiveFeedObserver } from '../observability/metrics.ts';
 import { databaseAnnouncements, LIVE_CHANNEL, redisAnnouncements } from './announcements.ts';
 
 export type LiveTopic = 'inventory_level.updated' | 'return.created' | 'return.updated';
@@ -42,13 +43,6 @@ export interface LiveSubscriber {
 /** Why a subscriber was dropped: its client stopped reading, the service fell far behind, or announcements were lost. */
 export type DropReason = 'slow' | 'lagging' | 'feed lost';
 
-/** What the feed reports to metrics. */
-export interface LiveFeedObserver {
-  subscriptionOpened(): void;
-  subscriptionClosed(): void;
-  eventSent(): void;
-  subscriberDropped(reason: DropReason): void;
-}
 
 export interface LiveFeed {
   /** Settles once this instance listens: a stream opened after it misses no committed change. */

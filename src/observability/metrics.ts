@@ -3,9 +3,32 @@
 // route template, never the raw path, so label sets stay bounded. The webhook queue is
 // read from the database at scrape time: it is shared by every instance.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Database } from '../db/database.ts';
-import type { ReplicaRouting } from '../db/replicas.ts';
-import type { LiveFeedObserver } from '../live/feed.ts';
+
+/**
+ * What the metrics read of the database (db/database.ts's Database is one): stated here, so
+ * the database room, which logs and traces through this one, is not imported back.
+ */
+export interface ObservedDatabase {
+  kind: string;
+  onStatement(listener: (statement: { durationMs: number }) => void): () => void;
+  poolStats(): { total: number; idle?: number; waiting?: number };
+  sql: { query<T>(text: string): Promise<T[]> };
+  replicas?: ObservedReplicas;
+}
+
+/** The read replicas' routing as the metrics see it (db/replicas.ts). */
+export interface ObservedReplicas {
+  status(): { name: string; state: string; lagMs: number | undefined }[];
+  observe(observer: { routed(target: string, reason: string): void; leftOut(replica: string, reason: string): void }): () => void;
+}
+
+/** What the live feed (live/feed.ts) reports to metrics. */
+export interface LiveFeedObserver {
+  subscriptionOpened(): void;
+  subscriptionClosed(): void;
+  eventSent(): void;
+  subscriberDropped(reason: string): void;
+}
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'discarded';
 
@@ -27,7 +50,7 @@ SELECT count(*)::int AS depth,
        COALESCE(EXTRACT(EPOCH FROM (now() - min("createdAt" AT TIME ZONE 'UTC'))), 0)::float8 AS "oldestSeconds"
 FROM "WebhookDelivery" WHERE status = 'PENDING'`;
 
-export function createMetrics(db: Database): Metrics {
+export function createMetrics(db: ObservedDatabase): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -157,7 +180,7 @@ export function createMetrics(db: Database): Metrics {
 }
 
 /** Where compiled reads went and the replicas' state (db/replicas.ts); returns the unsubscribe. */
-function replicaMetrics(replicas: ReplicaRouting, registry: Registry): () => void {
+function replicaMetrics(replicas: ObservedReplicas, registry: Registry): () => void {
   const routed = new Counter({
     name: 'db_reads_total',
     help: 'Compiled reads by where they ran (replica, primary) and why: replica; current (outside a client request, or must be current), no_replica (none in rotation), behind (no replica had replayed the client\'s last write), position_unknown, replica_failed; primary_unavailable (served by a replica while the primary was unreachable)',

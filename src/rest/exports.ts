@@ -1,7 +1,7 @@
 // /v3/rest/exports/{list}.csv and .jsonl: a list's search exported whole (listExports.ts),
 // beside SOFA's generated /v3/rest routes and answered as they are: the same bearer
 // authentication, the REST rate limit, the schema's scope rules, failures as problem+json.
-// A door of its own, asked before SOFA's (server.ts), because SOFA answers JSON only.
+// A door of its own, asked before SOFA's (process/server.ts), because SOFA answers JSON only.
 import { isAuthFailure, readSecret } from '../auth/authenticate.ts';
 import type { DoorDeps } from '../http/appDeps.ts';
 import { header, readRequestInput, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';

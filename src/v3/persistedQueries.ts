@@ -15,7 +15,7 @@ import { type GraphQLParams, type Plugin } from 'graphql-yoga';
 import { useAPQ } from '@graphql-yoga/plugin-apq';
 import { defaultExtractPersistedOperationId, usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { Database } from '../db/database.ts';
-import type { TrustedDocuments } from './trustedDocuments.ts';
+import type { TrustedDocuments } from '../formats/trustedDocuments.ts';
 
 export interface PersistedQueryStore {
   get(hash: string): Promise<string | null>;

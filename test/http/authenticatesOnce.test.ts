@@ -9,7 +9,7 @@ import { startSession } from '../../src/auth/merchantUsers.ts';
 import { createMerchantUser } from '../../src/domain/merchantUsers.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
-import { createApp, type App } from '../../src/http/server.ts';
+import { createApp, type App } from '../../src/process/server.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { createTestStore, type TestStore } from '../support/server.ts';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.ts';
 import type { Database } from '../../src/db/database.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
-import { createApp, type App } from '../../src/http/server.ts';
+import { createApp, type App } from '../../src/process/server.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { startPostgresServer, type PostgresServer } from '../support/postgresServer.ts';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.ts';
-import { createApp } from '../../src/http/server.ts';
+import { createApp } from '../../src/process/server.ts';
 import { call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 
 let server: TestServer;

@@ -10,7 +10,7 @@ import { createTestDatabase } from '../support/db.ts';
 
 let db: Database;
 let feed: LiveFeed;
-const dropped: DropReason[] = [];
+const dropped: string[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase();

@@ -6,7 +6,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createApp } from '../../src/http/server.ts';
+import { createApp } from '../../src/process/server.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 

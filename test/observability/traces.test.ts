@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INVALID_TRACEID, trace, type ProxyTracerProvider } from '@opentelemetry/api';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
-import { createApp, type App } from '../../src/http/server.ts';
+import { createApp, type App } from '../../src/process/server.ts';
 import { startTracing, type Tracing } from '../../src/observability/telemetry.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createTestDatabase } from '../support/db.ts';

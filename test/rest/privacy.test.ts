@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import { configureWebhookAddressPolicy, systemLookup } from '../../src/domain/webhooks.ts';
 import { createLogger, type Logger } from '../../src/observability/logger.ts';
 import { createContext } from '../../src/schema/context.ts';
-import { createApp, type App } from '../../src/http/server.ts';
+import { createApp, type App } from '../../src/process/server.ts';
 import { dashboard } from '../../src/web/dashboard/routes.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { GRACE, ZOE, seedPerson, startEchoReceiver, subscribeToEverything, valuesIn, type EchoReceiver, type SeededPerson } from '../support/privacyFixtures.ts';

@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createPersistedQueryStore } from '../../src/v3/persistedQueries.ts';
-import { readTrustedDocuments } from '../../src/v3/trustedDocuments.ts';
+import { readTrustedDocuments } from '../../src/formats/trustedDocuments.ts';
 import { call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);

@@ -1,7 +1,7 @@
 // A real service on 127.0.0.1 with its own database, and fixtures to make stores
 // and API clients in it.
 import type { AddressInfo } from 'node:net';
-import { createApp, type App } from '../../src/http/server.ts';
+import { createApp, type App } from '../../src/process/server.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import type { Database } from '../../src/db/database.ts';

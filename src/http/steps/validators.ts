@@ -1,5 +1,5 @@
 // Validators and 304 Not Modified for every GET that reads data (RFC 9110 §8.8.3, §13.1.2,
-// §15.4.5), built once here where every request passes (server.ts), so polling an unchanged
+// §15.4.5), built once here where every request passes (a step of pipeline.ts), so polling an unchanged
 // answer costs an authentication (cached) and one indexed read instead of the answer.
 //
 // - The validator is a strong ETag made from what the answer is a function of: the change

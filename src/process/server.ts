@@ -1,13 +1,13 @@
 // The one HTTP server: answers health checks and /metrics (or leaves /metrics to a server of
 // its own on METRICS_PORT), matches a path prefix to a door and runs the request through the
-// pipeline's steps (pipeline.ts) to it, and shuts down gracefully. No business logic lives here.
+// pipeline's steps (src/http/pipeline.ts) to it, and shuts down gracefully. No business logic lives here.
 import http from 'node:http';
 import crypto from 'node:crypto';
-import type { AppDeps } from './appDeps.ts';
-import { json, type Door, type DoorResponse } from './door.ts';
-import { requestSteps, runSteps } from './pipeline.ts';
-import { send } from './send.ts';
-import { inRequestedCoding } from './steps/compress.ts';
+import type { AppDeps } from '../http/appDeps.ts';
+import { json, type Door, type DoorResponse } from '../http/door.ts';
+import { requestSteps, runSteps } from '../http/pipeline.ts';
+import { send } from '../http/send.ts';
+import { inRequestedCoding } from '../http/steps/compress.ts';
 import { createGraphQLDoor } from '../v3/door.ts';
 import { createRestDoor } from '../rest/door.ts';
 import { createCompatDoor } from '../compat/door.ts';
@@ -22,7 +22,6 @@ import { createAuthenticator, type Authenticator } from '../auth/authenticate.ts
 import { configureOperationExecution } from '../schema/execute.ts';
 import { createLiveFeed } from '../live/feed.ts';
 
-export { MAX_BODY_BYTES } from './steps/body.ts';
 
 export interface App {
   server: http.Server;
