@@ -24,16 +24,11 @@ type VariantName = (typeof VARIANTS)[number];
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 
-/** Rewrites the functions that add rollup rows to add them all to transactionId 0: one row per key for every writer. */
+/** Rewrites the function every rollup row is added by to add them all to transactionId 0: one row per key for every writer. */
 async function shareOneRow(db: Database): Promise<void> {
-  const functions = await db.sql.query<{ definition: string }>(
-    `SELECT pg_get_functiondef(p.oid) AS definition FROM pg_proc p WHERE p.proname IN ('overview_add', 'overview_recount_return')`,
-  );
-  if (functions.length !== 2) throw new Error(`expected the two functions that add rollup rows, found ${functions.length}`);
-  for (const { definition } of functions) {
-    if (!definition.includes('txid_current()')) throw new Error('a rollup function no longer names txid_current()');
-    await db.sql.exec(definition.replaceAll('txid_current()', '0::bigint'));
-  }
+  const [{ definition }] = await db.sql.query<{ definition: string }>(`SELECT pg_get_functiondef('overview_add'::regproc) AS definition`);
+  if (!definition.includes('txid_current()')) throw new Error('overview_add no longer names txid_current()');
+  await db.sql.exec(definition.replaceAll('txid_current()', '0::bigint'));
 }
 
 async function disableRollupTriggers(db: Database): Promise<void> {

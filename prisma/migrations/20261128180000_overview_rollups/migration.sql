@@ -10,7 +10,8 @@
 --   reason     key = reason: returns opened that day (not deleted) with a live item of it, and its units
 --   ordered    key = SKU, detail = title: lines of orders placed that day (returns), their units
 --   fee        key = currency: RETURN_PROCESSING_FEE invoice items that day (returns), their amount
--- A NULL key (no SKU, no reason) is a value of its own (NULLS NOT DISTINCT).
+-- A NULL key (no SKU, no reason) is a value of its own (NULLS NOT DISTINCT). A reason is a
+-- shopper's words: once no return counts for it on a day (an erasure rewrote it), no row keeps it.
 --
 -- Contention: no row is written by two transactions. Rows per (store, day) that every order of a
 -- busy store updated would serialise the store's order writes from each one's first line to its
@@ -117,24 +118,41 @@ CREATE FUNCTION "overview_recount_return"(id text) RETURNS void LANGUAGE plpgsql
 DECLARE
   counted "ReturnOverviewFact";
   now_counts "ReturnOverviewFact";
+  d record;
+  left_returns bigint;
+  left_units bigint;
 BEGIN
   -- Locked, so two transactions recounting one return take turns and the second sees the first's counts.
   SELECT * INTO counted FROM "ReturnOverviewFact" f WHERE f."returnId" = id FOR UPDATE;
   now_counts := overview_return_fact(id);
   IF counted IS NOT DISTINCT FROM now_counts THEN RETURN; END IF;
-  INSERT INTO "ReturnsOverviewRollup" AS r ("storeId", "figure", "day", "key", "detail", "transactionId", "returns", "units", "amount", "amount2")
-  SELECT d."storeId", d."figure", d."day", d."key", d."detail", txid_current(), sum(d."returns"), sum(d."units"), sum(d."amount"), sum(d."amount2")
-  FROM (
-    SELECT c."storeId", c."figure", c."day", c."key", c."detail", c."returns", c."units", c."amount", c."amount2" FROM overview_return_counts(now_counts) c
-    UNION ALL
-    SELECT c."storeId", c."figure", c."day", c."key", c."detail", -c."returns", -c."units", -c."amount", -c."amount2" FROM overview_return_counts(counted) c
-  ) AS d
-  WHERE EXISTS (SELECT 1 FROM "Store" s WHERE s.id = d."storeId")
-  GROUP BY 1, 2, 3, 4, 5
-  HAVING sum(d."returns") <> 0 OR sum(d."units") <> 0 OR sum(d."amount") <> 0 OR sum(d."amount2") <> 0
-  ON CONFLICT ("storeId", "figure", "day", "key", "detail", "transactionId") DO UPDATE
-    SET "returns" = r."returns" + excluded."returns", "units" = r."units" + excluded."units",
-        "amount" = r."amount" + excluded."amount", "amount2" = r."amount2" + excluded."amount2";
+  FOR d IN
+    SELECT x."storeId", x."figure", x."day", x."key", x."detail", sum(x."returns")::bigint AS "returns", sum(x."units")::bigint AS "units", sum(x."amount") AS "amount", sum(x."amount2") AS "amount2"
+    FROM (
+      SELECT c.* FROM overview_return_counts(now_counts) c
+      UNION ALL
+      SELECT c."storeId", c."figure", c."day", c."key", c."detail", -c."returns", -c."units", -c."amount", -c."amount2" FROM overview_return_counts(counted) c
+    ) AS x
+    GROUP BY 1, 2, 3, 4, 5
+    HAVING sum(x."returns") <> 0 OR sum(x."units") <> 0 OR sum(x."amount") <> 0 OR sum(x."amount2") <> 0
+  LOOP
+    IF d."figure" = 'reason' AND d."returns" < 0 THEN
+      -- A reason is a shopper's words: when a return stops counting for one (its erasure rewrote
+      -- it, an item went), the reason's committed rows of the day are taken up into one row of
+      -- this transaction, none if it is down to nothing, so no row keeps words no return has.
+      WITH taken AS (
+        DELETE FROM "ReturnsOverviewRollup" r
+        WHERE r."storeId" = d."storeId" AND r."figure" = 'reason' AND r."day" = d."day" AND r."key" IS NOT DISTINCT FROM d."key"
+        RETURNING r."returns", r."units"
+      )
+      SELECT coalesce(sum(t."returns"), 0)::bigint, coalesce(sum(t."units"), 0)::bigint INTO left_returns, left_units FROM taken t;
+      IF left_returns + d."returns" <> 0 OR left_units + d."units" <> 0 THEN
+        PERFORM overview_add(d."storeId", 'reason', d."day", d."key", NULL, left_returns + d."returns", left_units + d."units", 0, 0);
+      END IF;
+    ELSE
+      PERFORM overview_add(d."storeId", d."figure", d."day", d."key", d."detail", d."returns", d."units", d."amount", d."amount2");
+    END IF;
+  END LOOP;
   IF now_counts."returnId" IS NULL THEN
     DELETE FROM "ReturnOverviewFact" f WHERE f."returnId" = id;
   ELSIF EXISTS (SELECT 1 FROM "Store" s WHERE s.id = now_counts."storeId") THEN
