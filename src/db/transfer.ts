@@ -48,11 +48,12 @@ const PAGE_ROWS = 1_000;
 const COPY_CHUNK = 64 * 1024;
 const MIGRATIONS_TABLE = '_prisma_migrations';
 /**
- * Tables whose rows stay: the migrations table, and the store change counters, which are the
- * validators of one database's answers (migration store_change_counter); loading the rows
- * bumps the target's own.
+ * Tables whose rows stay: the migrations table, the store change counters, which are the
+ * validators of one database's answers (migration store_change_counter), and the returns
+ * overview's rollups and facts (migration overview_rollups): loading the rows bumps the
+ * target's own counters and counts them into its own rollups.
  */
-const NOT_MOVED = [MIGRATIONS_TABLE, 'StoreChangeCounter'];
+const NOT_MOVED = [MIGRATIONS_TABLE, 'StoreChangeCounter', 'ReturnsOverviewRollup', 'ReturnOverviewFact'];
 
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;

@@ -1,8 +1,9 @@
 // The returns overview of a store for a period: what awaits action now (by status and by age),
 // returns opened and completed per day, the return rate overall and of the SKUs returned most
 // for what was sold, reasons ranked, money refunded, credited and charged per day, and the
-// median time from opening to completion. PostgreSQL aggregates every figure (four statements,
-// each answering a few dozen rows at most); no record reaches this process.
+// median time from opening to completion. PostgreSQL aggregates every figure (five statements,
+// each answering a few dozen rows at most) from rollups the writes keep (migration
+// overview_rollups); no record reaches this process.
 //
 // Definitions (each the set the dashboard's links search, src/domain/search/kinds.ts):
 // - days are UTC days; the period is [from, to);
@@ -70,95 +71,117 @@ function checkPeriod(from: Date, to: Date): void {
 
 // Timestamps are `timestamp(3)` holding UTC: parameters go in as ISO text cast to timestamp
 // (the zone suffix is ignored by that cast), so no session time zone is involved.
-const FROM = '$2::timestamp';
-const TO = '$3::timestamp';
+//
+// Where the figures come from (migration overview_rollups): the rollups the writes keep per
+// store, figure and UTC day, summed over the period's whole days ($4 to $5, dates); a period
+// that starts or ends between midnights has its part-days ($6 starts, $7 ends) counted from the
+// rows themselves (each return's ReturnOverviewFact by openedAt or closedAt, orders and fees by
+// their time), in the same shape. The median comes from ReturnOverviewFact by closedAt.
 
-/** The returns awaiting action, counted by status and age bucket ($2 = now, $3 = statuses). */
-const NEEDING_ACTION_SQL = `
-SELECT "status"::text AS "status",
-       CASE WHEN "createdAt" > $2::timestamp - interval '3 days' THEN 'DAYS_0_2'
-            WHEN "createdAt" > $2::timestamp - interval '8 days' THEN 'DAYS_3_7'
-            ELSE 'DAYS_8_PLUS' END AS "bucket",
-       count(*)::int AS "count"
-FROM "Return"
-WHERE "storeId" = $1 AND "status" = ANY($3::"ReturnStatus"[])
-GROUP BY 1, 2`;
+type Figure = 'status' | 'completed' | 'returned' | 'reason' | 'ordered' | 'fee';
+
+/** Rows of `figures` (figure, day, key, detail, returns, units, amount, amount2) over the period: the rollups' whole days and the part-days' own rows. */
+function figureRows(figures: Figure[]): string {
+  const list = figures.map((figure) => `'${figure}'`).join(', ');
+  const parts = [
+    `SELECT "figure", "day", "key", "detail", "returns", "units", "amount", "amount2" FROM "ReturnsOverviewRollup"
+     WHERE "storeId" = $1 AND "figure" IN (${list}) AND "day" >= $2::date AND "day" < $3::date`,
+  ];
+  const opened = figures.filter((figure) => figure === 'status' || figure === 'returned' || figure === 'reason');
+  if (opened.length > 0) {
+    parts.push(`SELECT c."figure", c."day", c."key", c."detail", c."returns", c."units", c."amount", c."amount2"
+     FROM unnest($4::timestamp[], $5::timestamp[]) AS e("from", "to")
+     JOIN "ReturnOverviewFact" AS f ON f."storeId" = $1 AND f."openedAt" >= e."from" AND f."openedAt" < e."to"
+     CROSS JOIN LATERAL overview_return_counts(f) AS c WHERE c."figure" IN (${opened.map((figure) => `'${figure}'`).join(', ')})`);
+  }
+  if (figures.includes('completed')) {
+    parts.push(`SELECT c."figure", c."day", c."key", c."detail", c."returns", c."units", c."amount", c."amount2"
+     FROM unnest($4::timestamp[], $5::timestamp[]) AS e("from", "to")
+     JOIN "ReturnOverviewFact" AS f ON f."storeId" = $1 AND f."closedAt" >= e."from" AND f."closedAt" < e."to"
+     CROSS JOIN LATERAL overview_return_counts(f) AS c WHERE c."figure" = 'completed'`);
+  }
+  if (figures.includes('ordered')) {
+    parts.push(`SELECT 'ordered', o."placedAt"::date, l."sku", l."title", 1, l."quantity", 0, 0
+     FROM unnest($4::timestamp[], $5::timestamp[]) AS e("from", "to")
+     JOIN "Order" AS o ON o."storeId" = $1 AND o."placedAt" >= e."from" AND o."placedAt" < e."to"
+     JOIN "OrderLineItem" AS l ON l."orderId" = o."id"`);
+  }
+  if (figures.includes('fee')) {
+    parts.push(`SELECT 'fee', x."occurredAt"::date, i."currency", NULL, 1, 0, x."amount", 0
+     FROM unnest($4::timestamp[], $5::timestamp[]) AS e("from", "to")
+     CROSS JOIN "Invoice" AS i
+     JOIN "InvoiceItem" AS x ON x."invoiceId" = i."id" AND x."occurredAt" >= e."from" AND x."occurredAt" < e."to" AND x."kind" = 'RETURN_PROCESSING_FEE'
+     WHERE i."storeId" = $1`);
+  }
+  return parts.join('\n  UNION ALL\n  ');
+}
 
 /**
- * The returns completed in the period: complete now, with a change to complete in it and none
- * after it (so the period holds their last one, their closedAt).
+ * The returns awaiting action, counted by status and age bucket ($2 = now, $3 = statuses): whole
+ * days from the rollup, and the two days the bucket limits (now - 3 and now - 8 days) fall in
+ * from the returns themselves, by their time.
  */
-const COMPLETED_CTE = `
-completed AS (
-  SELECT r."id", r."createdAt", c."at", r."totalRefund", r."totalStoreCredit", r."currency"
-  FROM (SELECT "returnId", max("createdAt") AS "at" FROM "ReturnStatusChange"
-        WHERE "toStatus" = 'complete' AND "createdAt" >= ${FROM} AND "createdAt" < ${TO} GROUP BY 1) AS c
-  CROSS JOIN LATERAL (
-    SELECT "id", "createdAt", "totalRefund", "totalStoreCredit", "currency" FROM "Return"
-    WHERE "id" = c."returnId" AND "storeId" = $1 AND "status" = 'complete' OFFSET 0) AS r
-  WHERE NOT EXISTS (SELECT 1 FROM "ReturnStatusChange" AS later
-                    WHERE later."returnId" = r."id" AND later."toStatus" = 'complete' AND later."createdAt" >= ${TO})
-)`;
+const NEEDING_ACTION_SQL = `
+WITH limits AS (SELECT ($2::timestamp - interval '3 days')::date AS "d3", ($2::timestamp - interval '8 days')::date AS "d8"),
+per_day AS (
+  SELECT "key" AS "status", "day", sum("returns") AS "n" FROM "ReturnsOverviewRollup"
+  WHERE "storeId" = $1 AND "figure" = 'status' AND "key" = ANY($3::text[]) GROUP BY 1, 2
+)
+SELECT p."status",
+       CASE WHEN p."day" > l."d3" THEN 'DAYS_0_2' WHEN p."day" > l."d8" THEN 'DAYS_3_7' ELSE 'DAYS_8_PLUS' END AS "bucket",
+       sum(p."n")::int AS "count"
+FROM per_day AS p, limits AS l WHERE p."day" <> l."d3" AND p."day" <> l."d8" GROUP BY 1, 2
+UNION ALL
+SELECT r."status"::text,
+       CASE WHEN r."createdAt" > $2::timestamp - interval '3 days' THEN 'DAYS_0_2'
+            WHEN r."createdAt" > $2::timestamp - interval '8 days' THEN 'DAYS_3_7'
+            ELSE 'DAYS_8_PLUS' END,
+       count(*)::int
+FROM "Return" AS r, limits AS l
+WHERE r."storeId" = $1 AND r."status" = ANY($3::text[]::"ReturnStatus"[])
+  AND ((r."createdAt" >= l."d3" AND r."createdAt" < l."d3" + 1) OR (r."createdAt" >= l."d8" AND r."createdAt" < l."d8" + 1))
+GROUP BY 1, 2`;
 
-const day = (column: string) => `to_char(date_trunc('day', ${column}), 'YYYY-MM-DD')`;
+const dayText = (column: string) => `to_char(${column}, 'YYYY-MM-DD')`;
 
-/** Opened and completed per day, the median open-to-complete time, and the money per day and currency. */
+/** Opened and completed per day and the money per day and currency. */
 const DAYS_SQL = `
-WITH ${COMPLETED_CTE},
-opened AS (
-  SELECT ${day('"createdAt"')} AS "day", count(*)::int AS "n" FROM "Return"
-  WHERE "storeId" = $1 AND "createdAt" >= ${FROM} AND "createdAt" < ${TO} AND "status" <> 'deleted' GROUP BY 1
-),
-closed AS (SELECT ${day('"at"')} AS "day", count(*)::int AS "n" FROM completed GROUP BY 1),
+WITH src AS (${figureRows(['status', 'completed', 'fee'])}),
+opened AS (SELECT "day", sum("returns")::int AS "n" FROM src WHERE "figure" = 'status' AND "key" <> 'deleted' GROUP BY 1),
+closed AS (SELECT "day", sum("returns")::int AS "n" FROM src WHERE "figure" = 'completed' GROUP BY 1),
 money AS (
-  SELECT ${day('"at"')} AS "day", "currency", sum("totalRefund") AS "refunded", sum("totalStoreCredit") AS "storeCredit", 0::numeric AS "fees"
-  FROM completed GROUP BY 1, 2
+  SELECT "day", "key" AS "currency", sum("amount") AS "refunded", sum("amount2") AS "storeCredit", 0::numeric AS "fees"
+  FROM src WHERE "figure" = 'completed' GROUP BY 1, 2 HAVING sum("returns") <> 0
   UNION ALL
-  SELECT ${day('ii."occurredAt"')}, i."currency", 0, 0, sum(ii."amount")
-  FROM "Invoice" AS i CROSS JOIN LATERAL (
-    SELECT "occurredAt", "amount" FROM "InvoiceItem"
-    WHERE "invoiceId" = i."id" AND "occurredAt" >= ${FROM} AND "occurredAt" < ${TO} AND "kind" = 'RETURN_PROCESSING_FEE' OFFSET 0) AS ii
-  WHERE i."storeId" = $1
-  GROUP BY 1, 2
+  SELECT "day", "key", 0, 0, sum("amount") FROM src WHERE "figure" = 'fee' GROUP BY 1, 2 HAVING sum("returns") <> 0
 ),
 money_days AS (
-  SELECT "currency", "day", sum("refunded") AS "refunded", sum("storeCredit") AS "storeCredit", sum("fees") AS "fees" FROM money GROUP BY 1, 2
+  SELECT "currency", ${dayText('"day"')} AS "day", sum("refunded") AS "refunded", sum("storeCredit") AS "storeCredit", sum("fees") AS "fees" FROM money GROUP BY 1, 2
 )
 SELECT
-  (SELECT coalesce(json_agg(json_build_object('day', d."day", 'opened', coalesce(o."n", 0), 'completed', coalesce(c."n", 0)) ORDER BY d."day"), '[]')
-   FROM (SELECT ${day('g')} AS "day" FROM generate_series(date_trunc('day', ${FROM}), ${TO} - interval '1 millisecond', interval '1 day') AS g) AS d
+  (SELECT coalesce(json_agg(json_build_object('day', ${dayText('d."day"')}, 'opened', coalesce(o."n", 0), 'completed', coalesce(c."n", 0)) ORDER BY d."day"), '[]')
+   FROM (SELECT g::date AS "day" FROM generate_series(date_trunc('day', $6::timestamp), $7::timestamp - interval '1 millisecond', interval '1 day') AS g) AS d
    LEFT JOIN opened AS o ON o."day" = d."day" LEFT JOIN closed AS c ON c."day" = d."day") AS "days",
   (SELECT coalesce(json_agg(m ORDER BY m."currency"), '[]')
    FROM (SELECT "currency", sum("refunded")::text AS "refunded", sum("storeCredit")::text AS "storeCredit", sum("fees")::text AS "fees",
                 json_agg(json_build_object('day', "day", 'refunded', "refunded"::text, 'storeCredit', "storeCredit"::text, 'fees', "fees"::text) ORDER BY "day") AS "days"
          FROM money_days GROUP BY 1) AS m) AS "amounts",
-  (SELECT count(*)::int FROM completed) AS "completed",
-  (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM "at" - "createdAt")) FROM completed)::float8 AS "medianSeconds"`;
+  (SELECT coalesce(sum("n"), 0)::int FROM closed) AS "completed"`;
 
-// The period's orders and returns come from their (storeId, date) indexes, and their lines and
-// items are then looked up by parent, one index probe each: `OFFSET 0` keeps each LATERAL
-// subquery a per-row lookup, where a join would let the planner hash the whole line and item
-// tables of every store (a sequential scan of millions of rows for a few thousand wanted).
+/** The median time from opening to completion of the returns completed in the period, exactly, from each one's fact. */
+const MEDIAN_SQL = `
+SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY "openSeconds")::float8 AS "medianSeconds"
+FROM "ReturnOverviewFact" WHERE "storeId" = $1 AND "closedAt" >= $2::timestamp AND "closedAt" < $3::timestamp`;
 
-/** The live items of the returns opened in the period (`r` the return, `i` the item), `join` joined to each. */
-const returnedItems = (join = '') => `
-  FROM "Return" AS r CROSS JOIN LATERAL (
-    SELECT "quantity", "reason", "sku", "orderLineItemId" FROM "ReturnItem" WHERE "returnId" = r."id" AND "removedAt" IS NULL OFFSET 0) AS i
-  ${join}
-  WHERE r."storeId" = $1 AND r."createdAt" >= ${FROM} AND r."createdAt" < ${TO}`;
-
-/** Units ordered and returned per SKU, side by side in one grouping (a join of two aggregates would be planned blind). */
+/** Units ordered and returned per SKU, side by side in one grouping; a SKU's title is the least of its lines ordered in the period. */
 const RETURN_RATE_SQL = `
-WITH per_sku AS (
+WITH src AS (${figureRows(['ordered', 'returned'])}),
+ordered AS (SELECT "key" AS "sku", "detail" AS "title", sum("returns") AS "lines", sum("units") AS "units" FROM src WHERE "figure" = 'ordered' GROUP BY 1, 2),
+per_sku AS (
   SELECT "sku", min("title") AS "title", sum("ordered")::bigint AS "ordered", sum("returned")::bigint AS "returned" FROM (
-    SELECT l."sku", l."title", l."quantity" AS "ordered", 0 AS "returned"
-    FROM "Order" AS o CROSS JOIN LATERAL (SELECT "sku", "title", "quantity" FROM "OrderLineItem" WHERE "orderId" = o."id" OFFSET 0) AS l
-    WHERE o."storeId" = $1 AND o."placedAt" >= ${FROM} AND o."placedAt" < ${TO}
+    SELECT "sku", CASE WHEN "lines" <> 0 THEN "title" END AS "title", "units" AS "ordered", 0 AS "returned" FROM ordered
     UNION ALL
-    -- An imported item names its SKU; an ordered one's is its line's.
-    SELECT coalesce(i."sku", l."sku"), NULL, 0, i."quantity"
-    ${returnedItems(`LEFT JOIN LATERAL (SELECT "sku" FROM "OrderLineItem" WHERE "id" = i."orderLineItemId" OFFSET 0) AS l ON true`)}
-      AND r."status" NOT IN ('rejected', 'deleted')
+    SELECT "key", NULL, 0, "units" FROM src WHERE "figure" = 'returned'
   ) AS units
   GROUP BY 1
 )
@@ -170,15 +193,14 @@ SELECT (SELECT coalesce(sum("ordered"), 0)::float8 FROM per_sku) AS "unitsOrdere
           ORDER BY 5 DESC, 4 DESC, 1 LIMIT 10) AS t) AS "top"`;
 
 const REASONS_SQL = `
-SELECT i."reason", sum(i."quantity")::int AS "units", count(DISTINCT r."id")::int AS "returns"
-${returnedItems()} AND r."status" <> 'deleted'
-GROUP BY 1 ORDER BY 2 DESC, 3 DESC, 1 NULLS LAST`;
+WITH src AS (${figureRows(['reason'])})
+SELECT "key" AS "reason", sum("units")::int AS "units", sum("returns")::int AS "returns"
+FROM src GROUP BY 1 HAVING sum("returns") > 0 ORDER BY 2 DESC, 3 DESC, 1 NULLS LAST`;
 
 interface DaysRow {
   days: { day: string; opened: number; completed: number }[];
   amounts: ReturnsOverview['amounts'];
   completed: number;
-  medianSeconds: number | null;
 }
 
 interface RateRow {
@@ -187,16 +209,34 @@ interface RateRow {
   top: ReturnsOverview['returnRate']['top'];
 }
 
+const isoDay = (time: number) => new Date(time).toISOString().slice(0, 10);
+
+/**
+ * The period's whole UTC days, [wholeFrom, wholeTo) as dates, and the part-days before and after
+ * them as [start, end) times (none when the period starts and ends at midnight).
+ */
+function wholeDays(from: Date, to: Date): { wholeFrom: string; wholeTo: string; parts: [Date, Date][] } {
+  const firstMidnight = Math.ceil(from.getTime() / DAY_MS) * DAY_MS;
+  const lastMidnight = Math.floor(to.getTime() / DAY_MS) * DAY_MS;
+  if (firstMidnight >= lastMidnight) return { wholeFrom: isoDay(firstMidnight), wholeTo: isoDay(firstMidnight), parts: [[from, to]] };
+  const parts: [Date, Date][] = [];
+  if (from.getTime() < firstMidnight) parts.push([from, new Date(firstMidnight)]);
+  if (lastMidnight < to.getTime()) parts.push([new Date(lastMidnight), to]);
+  return { wholeFrom: isoDay(firstMidnight), wholeTo: isoDay(lastMidnight), parts };
+}
+
 export async function returnsOverview(db: Db | Tx, storeId: string, period: { from: Date; to: Date }, now = new Date()): Promise<ReturnsOverview> {
   const { from, to } = period;
   checkPeriod(from, to);
-  const range = [storeId, from.toISOString(), to.toISOString()];
+  const { wholeFrom, wholeTo, parts } = wholeDays(from, to);
+  const days = [storeId, wholeFrom, wholeTo, parts.map(([start]) => start.toISOString()), parts.map(([, end]) => end.toISOString())];
   // Independent statements: on a pool they run side by side, each on its own connection.
-  const [waiting, [daysRow], [rateRow], reasons] = await Promise.all([
+  const [waiting, [daysRow], [medianRow], [rateRow], reasons] = await Promise.all([
     db.$queryRawUnsafe<{ status: ReturnStatus; bucket: AgeBucket; count: number }[]>(NEEDING_ACTION_SQL, storeId, now.toISOString(), NEEDING_ACTION),
-    db.$queryRawUnsafe<DaysRow[]>(DAYS_SQL, ...range),
-    db.$queryRawUnsafe<RateRow[]>(RETURN_RATE_SQL, ...range),
-    db.$queryRawUnsafe<{ reason: string | null; units: number; returns: number }[]>(REASONS_SQL, ...range),
+    db.$queryRawUnsafe<DaysRow[]>(DAYS_SQL, ...days, from.toISOString(), to.toISOString()),
+    db.$queryRawUnsafe<{ medianSeconds: number | null }[]>(MEDIAN_SQL, storeId, from.toISOString(), to.toISOString()),
+    db.$queryRawUnsafe<RateRow[]>(RETURN_RATE_SQL, ...days),
+    db.$queryRawUnsafe<{ reason: string | null; units: number; returns: number }[]>(REASONS_SQL, ...days),
   ]);
   const countWhere = (keep: (row: (typeof waiting)[number]) => boolean) => waiting.filter(keep).reduce((sum, row) => sum + row.count, 0);
   const unitsOrdered = Number(rateRow.unitsOrdered);
@@ -222,6 +262,34 @@ export async function returnsOverview(db: Db | Tx, storeId: string, period: { fr
       top: rateRow.top.map((t) => ({ ...t, unitsOrdered: Number(t.unitsOrdered), unitsReturned: Number(t.unitsReturned) })),
     },
     reasons,
-    completion: { completed: daysRow.completed, medianSeconds: daysRow.medianSeconds },
+    completion: { completed: daysRow.completed, medianSeconds: medianRow.medianSeconds },
   };
+}
+
+/** Taken for the length of one fold, so two instances never fold at once. */
+const FOLD_LOCK = 'returns_overview_rollup_fold';
+
+// One statement, so a reader sees every sum either all before the fold or all after it, the
+// same. Only rows of committed transactions are visible to it; a transaction still running keeps
+// its rows until the next fold. No writer waits for it: writers only add rows of their own
+// transaction, and the folded rows (transactionId 0) are written by folds alone.
+const FOLD_SQL = `
+WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtext('${FOLD_LOCK}')) AS held),
+folded AS (
+  DELETE FROM "ReturnsOverviewRollup" r WHERE r."transactionId" <> 0 AND (SELECT held FROM lock)
+  RETURNING r."storeId", r."figure", r."day", r."key", r."detail", r."returns", r."units", r."amount", r."amount2"
+)
+INSERT INTO "ReturnsOverviewRollup" AS r ("storeId", "figure", "day", "key", "detail", "transactionId", "returns", "units", "amount", "amount2")
+SELECT "storeId", "figure", "day", "key", "detail", 0, sum("returns"), sum("units"), sum("amount"), sum("amount2")
+FROM folded GROUP BY 1, 2, 3, 4, 5
+ON CONFLICT ("storeId", "figure", "day", "key", "detail", "transactionId") DO UPDATE
+  SET "returns" = r."returns" + excluded."returns", "units" = r."units" + excluded."units",
+      "amount" = r."amount" + excluded."amount", "amount2" = r."amount2" + excluded."amount2"`;
+
+/**
+ * Folds the overview rollup rows of finished transactions into one row per store, figure, day
+ * and key, leaving every sum as it was; answers how many rows it folded into.
+ */
+export function foldOverviewRollups(db: Db): Promise<number> {
+  return db.$executeRawUnsafe(FOLD_SQL);
 }

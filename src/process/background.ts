@@ -1,6 +1,6 @@
 // Work that runs beside the HTTP server in each instance: the webhook dispatcher
-// (unless WEBHOOK_DISPATCHER=false), folding the store change counters (db/storeChanges.ts)
-// and periodic pruning of rate-limit windows, of the
+// (unless WEBHOOK_DISPATCHER=false), folding the store change counters (db/storeChanges.ts) and
+// the returns overview's rollups (domain/overview.ts), and periodic pruning of rate-limit windows, of the
 // webhook history older than WEBHOOK_RETENTION_DAYS and of the audit trail older than
 // AUDIT_RETENTION_DAYS. Each runs in a job scope of its own, so what it changes is recorded
 // in the audit trail as that job's.
@@ -16,6 +16,7 @@ import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { pruneWebhookHistory } from '../webhooks/retention.ts';
 import { pruneExpiredIdempotentRequests } from '../http/steps/idempotency.ts';
 import { foldStoreChanges } from '../db/storeChanges.ts';
+import { foldOverviewRollups } from '../domain/overview.ts';
 
 const PRUNE_INTERVAL_MS = 60_000;
 /** Every writing transaction adds a change counter row; folded this often, a store's validator reads a few rows (db/storeChanges.ts). */
@@ -71,11 +72,12 @@ export function startBackgroundWork({
   prune.unref();
   let folding: Promise<void> | undefined;
   const foldOnce = () => {
-    folding ??= foldStoreChanges(db.sql)
-      .then(
-        () => undefined,
-        (error) => logger.warn('folding the store change counters failed', { error }),
-      )
+    folding ??= Promise.all([
+      foldStoreChanges(db.sql).catch((error) => logger.warn('folding the store change counters failed', { error })),
+      // Every writing transaction adds rollup rows too; folded as often, the overview sums a few per day.
+      foldOverviewRollups(db.prisma).catch((error) => logger.warn('folding the returns overview rollups failed', { error })),
+    ])
+      .then(() => undefined)
       .finally(() => {
         folding = undefined;
       });

@@ -47,11 +47,15 @@ let deliveredFromSource: number;
 let phase: 'source' | 'target' = 'source';
 const cleanups: (() => Promise<unknown>)[] = [];
 
-/** Every moved table's rows as JSON, in a fixed order (PostgreSQL writes the JSON on both kinds of database); each database keeps its own change counters. */
+/**
+ * Every moved table's rows as JSON, in a fixed order (PostgreSQL writes the JSON on both kinds of
+ * database); each database keeps its own change counters, and counts its own overview rollups
+ * and facts (overviewCounts compares those).
+ */
 async function tableRows(sql: SqlChannel): Promise<Record<string, string>> {
   const tables = await sql.query<{ name: string }>(
     `SELECT c.relname::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
-     WHERE c.relkind = 'r' AND c.relname NOT IN ('_prisma_migrations', 'StoreChangeCounter') ORDER BY 1`,
+     WHERE c.relkind = 'r' AND c.relname NOT IN ('_prisma_migrations', 'StoreChangeCounter', 'ReturnsOverviewRollup', 'ReturnOverviewFact') ORDER BY 1`,
   );
   const rows: Record<string, string> = {};
   for (const { name } of tables) {
@@ -59,6 +63,19 @@ async function tableRows(sql: SqlChannel): Promise<Record<string, string>> {
     rows[name] = result.rows;
   }
   return rows;
+}
+
+/** What the overview's rollups sum to, per store, figure, day and key, and each return's fact: the same after a move, however the rows are split. */
+async function overviewCounts(sql: SqlChannel): Promise<string> {
+  const [result] = await sql.query<{ counts: string }>(
+    `SELECT json_build_array(
+       (SELECT coalesce(json_agg(s ORDER BY s::text COLLATE "C"), '[]') FROM (
+          SELECT "storeId", "figure", "day", "key", "detail", sum("returns") AS "returns", sum("units") AS "units", sum("amount") AS "amount", sum("amount2") AS "amount2"
+          FROM "ReturnsOverviewRollup" GROUP BY 1, 2, 3, 4, 5
+          HAVING sum("returns") <> 0 OR sum("units") <> 0 OR sum("amount") <> 0 OR sum("amount2") <> 0) AS s),
+       (SELECT coalesce(json_agg(f ORDER BY f::text COLLATE "C"), '[]') FROM "ReturnOverviewFact" f))::text AS counts`,
+  );
+  return result.counts;
 }
 
 const rowCount = (rows: Record<string, string>) => Object.values(rows).reduce((sum, json) => sum + (JSON.parse(json) as unknown[]).length, 0);
@@ -151,6 +168,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('moving from the embedded databa
       const targetRows = await tableRows(target.sql);
       expect(Object.keys(targetRows)).toEqual(Object.keys(sourceRows));
       for (const table of Object.keys(sourceRows)) expect(targetRows[table], table).toBe(sourceRows[table]);
+      expect(await overviewCounts(target.sql), 'the overview rollups and facts').toBe(await withDatabase(sourceUrl, (source) => overviewCounts(source.sql)));
       expect(Object.keys(targetRows)).toHaveLength(exported.tables);
       expect(rowCount(targetRows)).toBe(exported.rows);
 

@@ -224,6 +224,18 @@ export const PERSONAL_DATA: Record<string, Record<string, ColumnHandling>> = {
   ReturnNote: { id: ID, returnId: ID, content: { erase: 'redact', holds: 'notes about the shopper\'s return' } },
   ReturnTag: kept("the merchant's tags", ['storeId', 'name', 'pillTheme', 'source']),
   ReturnStatusChange: kept("a return's history of statuses", ['id', 'returnId', 'operation']),
+  ReturnOverviewFact: {
+    returnId: ID,
+    storeId: ID,
+    currency: { keep: 'a currency code' },
+    items: { keep: "what the return counts for in the overview, its items' reasons among it: rewritten from its items by their triggers (migration overview_rollups)" },
+  },
+  ReturnsOverviewRollup: {
+    storeId: ID,
+    figure: { keep: 'which of the overview\'s figures a row sums' },
+    key: { keep: 'a status, currency, SKU or reason: a reason no return counts for any more is taken out by the triggers (migration overview_rollups)' },
+    detail: { keep: "an ordered line's product title" },
+  },
   ReturnBulkAction: {
     id: ID,
     storeId: ID,
