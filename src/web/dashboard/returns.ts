@@ -53,6 +53,8 @@ export const RETURN_SORTS = {
   'updated-asc': { label: 'Last changed, longest unchanged first', sortKey: 'UPDATED_AT', reverse: true },
   'age-desc': { label: 'Age, oldest first', sortKey: 'CREATED_AT', reverse: true },
   'age-asc': { label: 'Age, newest first', sortKey: 'CREATED_AT', reverse: false },
+  'total-desc': { label: 'Total, largest first', sortKey: 'TOTAL', reverse: false },
+  'total-asc': { label: 'Total, smallest first', sortKey: 'TOTAL', reverse: true },
 } as const;
 type SortName = keyof typeof RETURN_SORTS;
 const DEFAULT_SORT: SortName = 'updated-desc';
