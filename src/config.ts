@@ -29,6 +29,8 @@ export interface Config {
   logLevel: LogLevel;
   webhooksAllowLoopback: boolean;
   webhookDispatcher: boolean;
+  /** How long an instance's claim on a bulk action on returns holds without progress; one that stopped is resumed by another after it. */
+  bulkActionLeaseMs: number;
   /** Key that signs REST and GraphQL pagination cursors. */
   cursorSecret: string;
   rateLimits: { rest: number; compat: number };
@@ -158,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     webhooksAllowLoopback: bool(env, 'WEBHOOKS_ALLOW_LOOPBACK', false),
     webhookDispatcher: bool(env, 'WEBHOOK_DISPATCHER', true),
+    bulkActionLeaseMs: int(env, 'RETURN_BULK_ACTION_LEASE_MS', 30_000, 1_000, 3_600_000),
     cursorSecret: env.CURSOR_SECRET || DEVELOPMENT_CURSOR_SECRET,
     rateLimits: {
       rest: int(env, 'RATE_LIMIT_REST_PER_MINUTE', 1200, 1, 1_000_000),

@@ -9,13 +9,14 @@ import { REACHABLE_STATUSES } from '../../src/domain/returns.ts';
 import type { ReturnStatus } from '../../src/generated/prisma/client.ts';
 import { insertBulkReturns } from '../support/bulkReturns.ts';
 import { createTestOrder, insertTestReturn, type TestReturn } from '../support/returnFixtures.ts';
-import { createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
+import { actOnBulkActions, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { signedIn, type WebClient } from './helpers.ts';
 
 let server: TestServer;
 
 beforeAll(async () => {
   server = await startTestServer();
+  actOnBulkActions(server);
 });
 afterAll(async () => server?.close());
 
