@@ -11,6 +11,7 @@ import { createGraphQLDoor } from './schema/http.ts';
 import { createRestDoor } from './rest/door.ts';
 import { createCompatDoor } from './compat/door.ts';
 import { configureCursorSecret } from './schema/keyset.ts';
+import { configureSearchTimeLimit } from './db/reads/reader.ts';
 import { createSofaDoor } from './rest/sofa.ts';
 import { createExportsDoor } from './rest/exports.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -185,6 +186,7 @@ export function createApp(input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'auth
   const idempotentRequests = createIdempotentRequests({ db, logger });
   const conditionalRequests = createConditionalRequests({ db, secret: config.cursorSecret });
   configureCursorSecret(config.cursorSecret);
+  configureSearchTimeLimit(config.searchTimeLimitMs);
   configurePortalLinkSecret(config.cursorSecret);
   configureOperationExecution(tracing?.execute);
   // The SOFA door owns /v3/rest/ (but its exports) and must be asked before the v3 door, which takes all of /v3/.

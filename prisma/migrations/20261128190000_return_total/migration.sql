@@ -9,7 +9,21 @@
 -- given back by a reset, and an order rewritten by a sync (its lines' prices and discounts, its
 -- tax and subtotal). A test compares it with Return.total after each of those.
 
+-- The search document's function takes a whole return (its SQL body depends on the row type, so
+-- PostgreSQL refuses to add a column under it): dropped and made again as it was; the triggers
+-- that call it look it up by name as they run.
+DROP FUNCTION "return_search_document"("Return");
+
 ALTER TABLE "Return" ADD COLUMN "total" DECIMAL(19,4) NOT NULL DEFAULT 0;
+
+CREATE FUNCTION "return_search_document"(r "Return") RETURNS text
+  LANGUAGE sql STABLE PARALLEL SAFE
+  RETURN search_fold(concat_ws(E'\n', r.id, r."externalReferenceId", r."trackingNumber", r.carrier, r."customerEmail",
+    r."customerFirstName", r."customerLastName", array_to_string(r.tags, E'\n'),
+    (SELECT order_search_fields(o) FROM "Order" o WHERE o.id = r."orderId"),
+    (SELECT string_agg(concat_ws(E'\n', coalesce(i.sku, l.sku), coalesce(i.title, l.title), i.barcode, i.reason, i."reasonCode",
+        i."customerComment"), E'\n' ORDER BY i.id)
+       FROM "ReturnItem" i LEFT JOIN "OrderLineItem" l ON l.id = i."orderLineItemId" WHERE i."returnId" = r.id)));
 
 -- The currency's minor-unit digits, as src/domain/money.ts currencyExponent lists them.
 CREATE FUNCTION "currency_exponent"(currency text) RETURNS int
