@@ -67,7 +67,7 @@ const BULK_TABLES = ['Customer', 'Product', 'Order', 'OrderLineItem', 'Return', 
  * documents are not rebuilt and their trigram (GIN) indexes not made again (most of that
  * bench's seeding time; the overview reads neither).
  */
-async function seed(client: pg.Client, stores: { storeId: string; tag: string; size: SeedSize; label: string }[]): Promise<void> {
+export async function seed(client: pg.Client, stores: { storeId: string; tag: string; size: SeedSize; label: string }[]): Promise<void> {
   const now = new Date();
   await client.query(`SET work_mem = '256MB'`);
   await client.query(`SET maintenance_work_mem = '1GB'`);

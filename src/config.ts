@@ -1,4 +1,5 @@
 // Environment -> typed configuration, validated once at start-up.
+import { SEARCH_TIME_LIMIT_MS } from './db/reads/reader.ts';
 import { readTrustedDocuments, type TrustedDocuments } from './formats/trustedDocuments.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -29,6 +30,10 @@ export interface Config {
   logLevel: LogLevel;
   webhooksAllowLoopback: boolean;
   webhookDispatcher: boolean;
+  /** How long an instance's claim on a bulk action on returns holds without progress; one that stopped is resumed by another after it. */
+  bulkActionLeaseMs: number;
+  /** How long a statement that searches text may run on PostgreSQL (db/reads/reader.ts); an export's pages after its first have no limit. */
+  searchTimeLimitMs: number;
   /** Key that signs REST and GraphQL pagination cursors. */
   cursorSecret: string;
   rateLimits: { rest: number; compat: number };
@@ -158,6 +163,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     webhooksAllowLoopback: bool(env, 'WEBHOOKS_ALLOW_LOOPBACK', false),
     webhookDispatcher: bool(env, 'WEBHOOK_DISPATCHER', true),
+    bulkActionLeaseMs: int(env, 'RETURN_BULK_ACTION_LEASE_MS', 30_000, 1_000, 3_600_000),
+    searchTimeLimitMs: int(env, 'SEARCH_TIME_LIMIT_MS', SEARCH_TIME_LIMIT_MS, 1, 600_000),
     cursorSecret: env.CURSOR_SECRET || DEVELOPMENT_CURSOR_SECRET,
     rateLimits: {
       rest: int(env, 'RATE_LIMIT_REST_PER_MINUTE', 1200, 1, 1_000_000),

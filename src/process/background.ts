@@ -1,15 +1,20 @@
 // Work that runs beside the HTTP server in each instance: the webhook dispatcher
-// (unless WEBHOOK_DISPATCHER=false), folding the store change counters (db/storeChanges.ts) and
-// the returns overview's rollups (domain/overview.ts), and periodic pruning of rate-limit windows, of the
+// (unless WEBHOOK_DISPATCHER=false), the bulk actions on returns (claimed by one instance at a
+// time and resumed by another when it stops, domain/returnBulkActions.ts), folding the store
+// change counters (db/storeChanges.ts) and the returns overview's rollups (domain/overview.ts),
+// and periodic pruning of rate-limit windows, of the
 // webhook history older than WEBHOOK_RETENTION_DAYS and of the audit trail older than
 // AUDIT_RETENTION_DAYS. Each runs in a job scope of its own, so what it changes is recorded
 // in the audit trail as that job's.
+import crypto from 'node:crypto';
+import os from 'node:os';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { pruneWebState } from '../auth/throttle.ts';
 import { configureWebhookAddressPolicy, webhookAddressPolicy } from '../domain/webhooks.ts';
+import { ReturnBulkActionWorker } from '../domain/returnBulkActions.ts';
 import { pruneAuditTrail } from '../domain/audit.ts';
 import { inRequestScope } from '../observability/requestScope.ts';
 import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
@@ -47,6 +52,14 @@ export function startBackgroundWork({
     inRequestScope({ door: 'job', actor: { kind: 'job', name: 'webhook-dispatcher' } }, () => dispatcher.start());
     logger.info('webhook dispatcher started', { instanceId: dispatcher.instanceId, allowLoopback: config.webhooksAllowLoopback });
   }
+
+  const bulkActions = new ReturnBulkActionWorker({
+    db: db.prisma,
+    instanceId: dispatcher?.instanceId ?? `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`,
+    leaseMs: config.bulkActionLeaseMs,
+    onError: (error, actionId) => logger.warn('acting on a bulk action failed; it is claimed again once its lease lapses', { error, actionId }),
+  });
+  bulkActions.start();
 
   let pruning: Promise<void> | undefined;
   const pruneOnce = async () => {
@@ -90,7 +103,7 @@ export function startBackgroundWork({
     async stop() {
       clearInterval(prune);
       clearInterval(fold);
-      await Promise.all([pruning, folding]);
+      await Promise.all([pruning, folding, bulkActions.stop()]);
       // In-flight deliveries finish, or go back to the queue uncounted; none is lost.
       await dispatcher?.stop();
     },

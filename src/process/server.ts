@@ -12,6 +12,7 @@ import { createGraphQLDoor } from '../v3/door.ts';
 import { createRestDoor } from '../rest/door.ts';
 import { createCompatDoor } from '../compat/door.ts';
 import { configureCursorSecret } from '../schema/keyset.ts';
+import { configureSearchTimeLimit } from '../db/reads/reader.ts';
 import { createSofaDoor } from '../rest/sofa.ts';
 import { createExportsDoor } from '../rest/exports.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
@@ -80,6 +81,7 @@ export function createApp(
   const { db, logger, config, tracing } = deps;
   const steps = requestSteps(deps);
   configureCursorSecret(config.cursorSecret);
+  configureSearchTimeLimit(config.searchTimeLimitMs);
   configurePortalLinkSecret(config.cursorSecret);
   configureOperationExecution(tracing?.execute);
   // The SOFA door owns /v3/rest/ (but its exports) and must be asked before the v3 door, which takes all of /v3/.

@@ -2,6 +2,7 @@
 // asking for what follows the previous one's endCursor. Connections page by keyset
 // (keyset.ts), so a boundary never moves when rows are written between two pages, and
 // each page is handed on before the next is read.
+import { withoutSearchTimeLimit } from '../db/reads/reader.ts';
 import type { GraphQLContext } from './context.ts';
 import { runOperation, type Operation, type OperationOutcome } from './execute.ts';
 
@@ -27,6 +28,10 @@ export interface ConnectionPage<T> {
  * Each page runs in a context of its own (the same caller, nothing cached): what the schema's
  * plugins and loaders keep per context object would otherwise hold every page read so far until
  * the walk ends (measured: the live heap grew ~65 MB per 20,000 returns listed).
+ *
+ * `laterPagesUnlimited`: the pages after the first run free of the search time limit (reader.ts
+ * withoutSearchTimeLimit), for a walk whose answer is sent as it is read (an export): the first
+ * page, within the limit, is where a search that matches too much is refused.
  */
 export async function* connectionPages<Data, T>(
   operation: Operation,
@@ -34,11 +39,13 @@ export async function* connectionPages<Data, T>(
   ctx: GraphQLContext,
   page: (data: Data) => ConnectionPage<T>,
   size = WHOLE_CONNECTION_PAGE_SIZE,
+  { laterPagesUnlimited = false }: { laterPagesUnlimited?: boolean } = {},
 ): AsyncGenerator<OperationOutcome<T[]>, void> {
   let after: string | null = null;
   do {
     const pageContext: GraphQLContext = { ...ctx, cache: new Map() };
-    const outcome: OperationOutcome<Data> = await runOperation<Data>(operation, { ...variables, first: size, after }, pageContext);
+    const read = () => runOperation<Data>(operation, { ...variables, first: size, after }, pageContext);
+    const outcome: OperationOutcome<Data> = after !== null && laterPagesUnlimited ? await withoutSearchTimeLimit(read) : await read();
     if (!outcome.ok) {
       yield outcome;
       return;

@@ -27,7 +27,7 @@ const ReturnBulkActionState = builder.enumType('ReturnBulkActionState', {
   values: {
     RUNNING: { value: 'running', description: 'Returns are being acted on; `results` grows as each is done' },
     DONE: { value: 'done', description: 'Every return named was acted on (or refused)' },
-    STALLED: { value: 'stalled', description: 'The service instance running it stopped; the returns not in `results` were not acted on' },
+    STALLED: { value: 'stalled', description: 'Nothing acted on it for a minute: the service instance running it stopped. The returns not in `results` are not acted on yet; an instance resumes it (RUNNING again) once its claim lapses' },
   } as const,
 });
 
@@ -81,8 +81,10 @@ builder.mutationField('returnsBulkAction', (t) =>
     description:
       `Does one thing to many returns: each return in its own transaction through the mutation that acts on one, so a return the ` +
       `operation refuses (its status does not allow it) is listed with the refusal and the others go ahead. At most ` +
-      `${MAX_BULK_RETURNS} returns, named by ids or by matching (exactly one). The returns are acted on in the background: the answer ` +
-      `comes when all are done or after about 2 s, whichever is first; returnBulkAction(key) follows it. The key makes it safe to send ` +
+      `${MAX_BULK_RETURNS} returns, named by ids or by matching (exactly one). The action is recorded and its returns are acted on in ` +
+      `the background by whichever service instance claims it (resumed by another if that one stops, no return acted on twice): the ` +
+      `answer comes when all are done or after about 2 s, whichever is first, and at once, RUNNING, for a request with an ` +
+      `Idempotency-Key (the action is recorded with its stored answer, and runs after); returnBulkAction(key) follows it. The key makes it safe to send ` +
       `twice: the same key again acts on nothing and answers the action it started. Needs returns_write. Errors: BAD_USER_INPUT when ` +
       `more than ${MAX_BULK_RETURNS} returns are named or match, none do, an id is not a return of the store, both or neither of ids ` +
       `and matching are given, or the tag or note is missing or invalid.`,

@@ -140,6 +140,7 @@ export const ReturnSortKey = builder.enumType('ReturnSortKey', {
   values: {
     UPDATED_AT: { value: 'updatedAt', description: 'By the time of the last change (the default)' },
     CREATED_AT: { value: 'createdAt', description: 'By creation time: reverse: true lists the oldest (longest waiting) first' },
+    TOTAL: { value: 'total', description: 'By Return.total, largest first: reverse: true lists the smallest first' },
   } as const,
 });
 
@@ -687,11 +688,13 @@ builder.queryFields((t) => ({
         createdAtMax: t.arg({ type: 'DateTime', description: 'Only returns created before this time (exclusive)' }),
         orderName: t.arg.string({ description: 'Only returns of the order with exactly this name, such as #1001' }),
         query: t.arg.string({ description: searchHelp('returns') }),
-        sortKey: t.arg({ type: ReturnSortKey, defaultValue: 'updatedAt', description: 'Which time orders the list, newest first; UPDATED_AT by default' }),
-        reverse: t.arg.boolean({ defaultValue: false, description: 'Oldest first by sortKey instead; a cursor belongs to the direction it was made in' }),
+        sortKey: t.arg({ type: ReturnSortKey, defaultValue: 'updatedAt', description: 'What orders the list, newest (or largest) first; UPDATED_AT by default' }),
+        reverse: t.arg.boolean({ defaultValue: false, description: 'Oldest (or smallest) first by sortKey instead; a cursor belongs to the order it was made in' }),
       },
       resolve: (_root, args, ctx, info) => {
-        const sort: KeysetSort = { field: args.sortKey ?? 'updatedAt', kind: 'date', direction: args.reverse ? 'asc' : 'desc' };
+        const field = args.sortKey ?? 'updatedAt';
+        // A total's cursor keeps the exact decimal text the read gave it, never a float.
+        const sort: KeysetSort = { field, kind: field === 'total' ? 'string' : 'date', direction: args.reverse ? 'asc' : 'desc' };
         const query = returnQuery(ctx, info, [['edges', 'node'], ['nodes']]);
         return keysetConnection<Plain<ReturnRow>>({
           args,

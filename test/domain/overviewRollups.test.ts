@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { updateBillingSettings } from '../../src/domain/invoices.ts';
 import { foldOverviewRollups, returnsOverview, type ReturnsOverview } from '../../src/domain/overview.ts';
-import { eraseStoreCustomerData } from '../../src/domain/privacy.ts';
+import { eraseStoreCustomerData } from '../../src/domain/privacy/erasure.ts';
 import { createReturn, deleteReturn, flagReturn, processReturn, rejectReturn, removeReturnItems, resetReturn } from '../../src/domain/returns.ts';
 import { createStore } from '../../src/domain/stores.ts';
 import type { ReturnOutcome } from '../../src/generated/prisma/client.ts';

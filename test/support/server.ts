@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createApiClient, createStore, linkFulfillmentService } from '../../src/domain/stores.ts';
+import { ReturnBulkActionWorker } from '../../src/domain/returnBulkActions.ts';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import { createTestDatabase } from './db.ts';
 import { expectReferenceResponse } from './reference.ts';
@@ -38,6 +39,21 @@ export async function startTestServer(overrides: Partial<Config> = {}, env: Node
       await app.shutdown(1_000);
       if (!shared) await db.close();
     },
+  };
+}
+
+/**
+ * Acts on the bulk actions on returns recorded through `server`, as the service's background work
+ * does (src/background.ts); stopped when the server closes. Only the tests that start bulk actions
+ * run it, so no other test sees its look for work among its statements.
+ */
+export function actOnBulkActions(server: TestServer): void {
+  const worker = new ReturnBulkActionWorker({ db: server.db.prisma, instanceId: `test ${server.url}`, leaseMs: server.config.bulkActionLeaseMs, pollIntervalMs: 100 });
+  worker.start();
+  const close = server.close.bind(server);
+  server.close = async () => {
+    await worker.stop();
+    await close();
   };
 }
 

@@ -9,13 +9,14 @@ import { REACHABLE_STATUSES } from '../../src/domain/returns.ts';
 import type { ReturnStatus } from '../../src/generated/prisma/client.ts';
 import { insertBulkReturns } from '../support/bulkReturns.ts';
 import { createTestOrder, insertTestReturn, type TestReturn } from '../support/returnFixtures.ts';
-import { createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
+import { actOnBulkActions, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { signedIn, type WebClient } from './helpers.ts';
 
 let server: TestServer;
 
 beforeAll(async () => {
   server = await startTestServer();
+  actOnBulkActions(server);
 });
 afterAll(async () => server?.close());
 
@@ -100,6 +101,17 @@ describe('the returns queue', () => {
     expect(rowIds((await web.get('/admin/returns?sort=updated-desc')).text)).toEqual(by('updatedAt', -1));
     // The choice is kept in the form.
     expect((await web.get('/admin/returns?sort=age-desc')).text).toContain('<option value="age-desc" selected>');
+  });
+
+  it('sorts by total both ways, ties by id, as the Total column shows', async () => {
+    // Each return holds 1 to 3 shirts and a cap at 25.00: 50.00, 75.00 or 100.00, with ties.
+    const total = (r: (typeof made)[number]) => 25 * (1 + (made.indexOf(r) % 3)) + 25;
+    const by = (dir: 1 | -1) => [...live()].sort((a, b) => dir * (total(a) - total(b)) || dir * a.id.localeCompare(b.id)).map((r) => r.id);
+    const largest = await web.get('/admin/returns?sort=total-desc');
+    expect(rowIds(largest.text)).toEqual(by(-1));
+    expect(largest.text).toContain('<option value="total-desc" selected>');
+    expect([...largest.text.matchAll(/data-label="Total">([\d.]+) USD/g)].map((m) => Number(m[1]))).toEqual(by(-1).map((id) => total(made.find((r) => r.id === id)!)));
+    expect(rowIds((await web.get('/admin/returns?sort=total-asc')).text)).toEqual(by(1));
   });
 
   it('counts each status tab as the records say, for the search typed too', async () => {

@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo, type DemoSeed } from '../../src/domain/demo.ts';
 import { accessibilityViolations, launchBrowser, openWatchedPage, screenshot } from '../support/browser.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { actOnBulkActions, startTestServer, type TestServer } from '../support/server.ts';
 
 let server: TestServer;
 let browser: Browser;
@@ -13,6 +13,7 @@ let store: Extract<DemoSeed, { seeded: true }>;
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+  actOnBulkActions(server);
   const seeded = await seedDemo(server.db.prisma);
   if (!seeded.seeded) throw new Error('the test database already had the demo data');
   store = seeded;

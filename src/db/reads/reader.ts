@@ -3,6 +3,7 @@
 // statement built by compile.ts and answered as plain JSON (see Plain). plugin-prisma is
 // given this client too, so the loads it makes itself (node ids, a relation its parent did
 // not bring) take the same path.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type * as runtime from '@prisma/client/runtime/client';
 import DataLoader from 'dataloader';
@@ -46,28 +47,49 @@ export interface ReadChannel {
 export class RecordNotFound extends Error {}
 
 /**
- * How long a statement that searches text may run (on PostgreSQL; PGlite cannot cancel one).
- * The searches no index can narrow are refused before they run (domain/search); this is the
- * backstop for one that matches too much anyway, stopped and refused (SearchTimedOut). What an
- * index answers takes a few to 40 ms at a million records, but 150 ms refused about one
- * selective search in 200 on a loaded 2-core machine, and each page of an export is a search.
+ * How long a statement that searches text may run by default (on PostgreSQL; PGlite cannot
+ * cancel one). The searches no index can narrow are refused before they run (domain/search); this
+ * is the backstop for one that matches too much anyway, stopped and refused (SearchTimedOut). What
+ * an index answers takes a few to 40 ms at a million records, but 150 ms refused about one
+ * selective search in 200 on a loaded 2-core machine. SEARCH_TIME_LIMIT_MS sets another.
  */
 export const SEARCH_TIME_LIMIT_MS = 500;
 
-/** A search statement the database cancelled at SEARCH_TIME_LIMIT_MS: it matched too much for an index to narrow. */
+let searchTimeLimitMs = SEARCH_TIME_LIMIT_MS;
+
+/** Set once at start-up from the configuration (SEARCH_TIME_LIMIT_MS). */
+export function configureSearchTimeLimit(ms: number): void {
+  searchTimeLimitMs = ms;
+}
+
+/** Set while reads run on for a search already accepted: an export's pages after its first. */
+const unlimited = new AsyncLocalStorage<true>();
+
+/**
+ * Runs fn with its searches free of the time limit. For the pages of a walk whose first page
+ * the limit let through: that page showed the search to be one an index narrows, and a later
+ * page cut off by a slow moment of the database would end the walk part way, after its answer's
+ * head was sent (an export), where nothing but a cut connection could say so.
+ */
+export function withoutSearchTimeLimit<T>(fn: () => Promise<T>): Promise<T> {
+  return unlimited.run(true, fn);
+}
+
+/** A search statement the database cancelled at its time limit: it matched too much for an index to narrow. */
 export class SearchTimedOut extends Error {
   constructor(readonly timeLimitMs: number) {
     super(`the search ran past its ${timeLimitMs} ms`);
   }
 }
 
-/** Runs `compiled`, a search within SEARCH_TIME_LIMIT_MS. */
+/** Runs `compiled`, a search within the search time limit unless withoutSearchTimeLimit lifted it. */
 async function runCompiled<T>(channel: ReadChannel, compiled: CompiledRead): Promise<T[]> {
-  if (!compiled.searches) return channel.query<T>(compiled.sql, compiled.params);
+  if (!compiled.searches || unlimited.getStore()) return channel.query<T>(compiled.sql, compiled.params);
+  const timeLimitMs = searchTimeLimitMs;
   try {
-    return await channel.query<T>(compiled.sql, compiled.params, { timeLimitMs: SEARCH_TIME_LIMIT_MS });
+    return await channel.query<T>(compiled.sql, compiled.params, { timeLimitMs });
   } catch (error) {
-    if ((error as { code?: unknown }).code === QUERY_CANCELED) throw new SearchTimedOut(SEARCH_TIME_LIMIT_MS);
+    if ((error as { code?: unknown }).code === QUERY_CANCELED) throw new SearchTimedOut(timeLimitMs);
     throw error;
   }
 }

@@ -245,6 +245,8 @@ export const PERSONAL_DATA: Record<string, Record<string, ColumnHandling>> = {
     returnIds: ID,
     results: { keep: 'the returns acted on, by id and number, and why any was refused' },
     state: { keep: 'whether the action is running' },
+    startedBy: { keep: 'who started it (an API client or a merchant user) and through which door, as the audit trail names them' },
+    leasedBy: { keep: 'the service instance acting on it' },
   },
   IdempotencyKey: kept("a client's key and the record it made", ['storeId', 'key', 'operation', 'requestHash', 'resourceId']),
   Event: {

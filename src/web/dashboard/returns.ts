@@ -53,6 +53,8 @@ export const RETURN_SORTS = {
   'updated-asc': { label: 'Last changed, longest unchanged first', sortKey: 'UPDATED_AT', reverse: true },
   'age-desc': { label: 'Age, oldest first', sortKey: 'CREATED_AT', reverse: true },
   'age-asc': { label: 'Age, newest first', sortKey: 'CREATED_AT', reverse: false },
+  'total-desc': { label: 'Total, largest first', sortKey: 'TOTAL', reverse: false },
+  'total-asc': { label: 'Total, smallest first', sortKey: 'TOTAL', reverse: true },
 } as const;
 type SortName = keyof typeof RETURN_SORTS;
 const DEFAULT_SORT: SortName = 'updated-desc';
@@ -252,8 +254,9 @@ export async function bulkActionPage(req: DashboardRequest, key: string): Promis
     return { ...response, headers: { ...response.headers, refresh: String(REFRESH_SECONDS) } };
   }
   const stalled = state.state === 'STALLED'
-    ? html`<div class="error" role="alert">The action stopped after ${acted} of ${state.total} returns (the service was restarted). The others were not acted on; choose them again to finish.</div>`
+    ? html`<div class="error" role="alert">The action stopped after ${acted} of ${state.total} returns (the service was restarted). The others are not acted on yet: the service resumes it once it runs again, and this page then follows it.</div>`
     : '';
   const asked = html`${ACTION_NAME[state.action]}${state.argument ? html` (${state.argument})` : ''} on ${state.total} ${state.total === 1 ? 'return' : 'returns'}, started ${formatDate(state.createdAt)}.`;
-  return view(req, 200, 'Bulk action', html`${stalled}<div class="notice" role="status" id="bulk-summary">${bulkSummary(state)}</div><p>${asked}</p>${refusals}${back}`);
+  const response = view(req, 200, 'Bulk action', html`${stalled}<div class="notice" role="status" id="bulk-summary">${bulkSummary(state)}</div><p>${asked}</p>${refusals}${back}`);
+  return state.state === 'STALLED' ? { ...response, headers: { ...response.headers, refresh: String(REFRESH_SECONDS) } } : response;
 }
