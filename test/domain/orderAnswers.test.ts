@@ -7,7 +7,7 @@
 // location), so the rest is compared byte for byte.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.ts';
-import { call, createTestStore, graphql, linkFulfillmentService, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
+import { call, createTestStore, linkFulfillmentService, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 
 let server: TestServer;
 let store: TestStore;
