@@ -8,7 +8,7 @@
 import type { InventoryLevel, Location, Prisma } from '../generated/prisma/client.ts';
 import { count, countryCode, InputIssues, optionalText, requiredText } from './inputChecks.ts';
 import { Invalid, NotFound, UnprocessableState } from './errors.ts';
-import { recordEvent } from './events.ts';
+import { recordEvent, recordingCtes } from './events.ts';
 import { newId } from './ids.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';
 
@@ -227,6 +227,65 @@ export async function commitStock(
   });
   const availableBefore = availableOf(updated) + input.quantity;
   return { level: updated, oversold: Math.max(0, input.quantity - Math.max(0, availableBefore)) };
+}
+
+/**
+ * One statement that commits `quantity` of each level for one cause (an order): the levels are
+ * locked in id order (concurrent orders sharing levels lock them in the same order, so they
+ * queue and never deadlock), then each gets its `committed` raised, its ledger row and its
+ * `inventory_level.updated` event, in the order's one round trip instead of four per level.
+ * `available` before the change answers how much of each commitment was oversold. Commitments
+ * may exceed the quantity on hand (the sale happened), so no invariant can refuse them.
+ */
+const COMMIT_LEVELS_SQL = `
+WITH wanted AS (
+  SELECT * FROM unnest($2::text[], $3::int[], $4::text[], $5::text[]) AS w(level_id, quantity, adjustment_id, event_id)
+), locked AS MATERIALIZED (
+  SELECT l.id FROM "InventoryLevel" l WHERE l.id = ANY($2::text[]) AND l."storeId" = $1 ORDER BY l.id FOR UPDATE
+), changed AS (
+  UPDATE "InventoryLevel" l SET committed = l.committed + w.quantity, "updatedAt" = $6::timestamp(3)
+  FROM wanted w JOIN locked k ON k.id = w.level_id
+  WHERE l.id = w.level_id
+  RETURNING l.*, w.quantity AS delta, w.adjustment_id, w.event_id
+), ledger AS (
+  INSERT INTO "InventoryAdjustment" (id, "levelId", reason, "referenceId", "quantityDelta", "committedDelta", "reservedDelta", "buildableDelta", "createdAt")
+  SELECT adjustment_id, id, $7, $8, 0, delta, 0, 0, $6::timestamp(3) FROM changed
+), announced AS (
+  SELECT 'inventory_level.updated'::text AS topic, id AS "subjectId", event_id, jsonb_build_object(
+    'id', id, 'productId', "productId", 'locationId', "locationId", 'quantity', quantity,
+    'available', quantity - committed - reserved, 'committed', committed, 'reserved', reserved, 'buildable', buildable,
+    'updatedAt', $9::text,
+    'change', jsonb_build_object('reason', $7::text, 'referenceId', $8::text, 'quantityDelta', 0, 'committedDelta', delta, 'reservedDelta', 0, 'buildableDelta', 0)
+  ) AS data FROM changed
+), ${recordingCtes('event_id', '$1::text')}
+SELECT id, delta, quantity - committed - reserved + delta AS "availableBefore" FROM changed`;
+
+/**
+ * Commits stock of several of the store's levels for one cause, in one statement: see
+ * COMMIT_LEVELS_SQL. Answers, for each level, how many of its units were oversold: what its
+ * commitment exceeded of the quantity available before it.
+ */
+export async function commitLevels(tx: Tx, storeId: string, commitments: { levelId: string; quantity: number }[], cause: ChangeCause): Promise<Map<string, number>> {
+  if (commitments.length === 0) return new Map();
+  const sorted = [...commitments].sort((a, b) => (a.levelId < b.levelId ? -1 : a.levelId > b.levelId ? 1 : 0));
+  const now = new Date().toISOString();
+  const rows = await tx.$queryRawUnsafe<{ id: string; delta: number; availableBefore: number }[]>(
+    COMMIT_LEVELS_SQL,
+    storeId,
+    sorted.map((c) => c.levelId),
+    sorted.map((c) => c.quantity),
+    sorted.map(() => newId('inventoryAdjustment')),
+    sorted.map(() => newId('event')),
+    now,
+    cause.reason,
+    cause.referenceId ?? null,
+    // The same time as text: a parameter has one type, and the event shows the time as JavaScript writes it.
+    now,
+  );
+  const oversold = new Map(rows.map((row) => [row.id, Math.max(0, Number(row.delta) - Math.max(0, Number(row.availableBefore)))]));
+  const missing = sorted.find((c) => !oversold.has(c.levelId));
+  if (missing) throw new NotFound(`inventory level ${missing.levelId} not found`, { path: 'levelId' });
+  return oversold;
 }
 
 // ---------------------------------------------------------------- adjustments

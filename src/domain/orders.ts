@@ -8,9 +8,9 @@ import { currencyCode, InputIssues, optionalText, requiredText, textList } from 
 import { isEmail, normalizeEmail, parseIsoDateTime } from './customers.ts';
 import { Conflict, Invalid } from './errors.ts';
 import { recordCoverageSold } from './coverage.ts';
-import { recordEvent } from './events.ts';
+import { recordEvent, recordingCtes } from './events.ts';
 import { newId } from './ids.ts';
-import { changeLevel, commitStock, ensureLevel, visibleLocationWhere } from './inventory.ts';
+import { changeLevel, commitLevels, ensureLevel, visibleLocationWhere } from './inventory.ts';
 import { REDACTED } from './privacy/personalData.ts';
 import { formatAmount, toDecimal, type DecimalValue } from './money.ts';
 import { claimedQuantities } from './returns.ts';
@@ -195,10 +195,12 @@ async function fulfillmentLocation(tx: Tx, store: Store, locationId: string | nu
   const id = locationId ?? store.defaultLocationId;
   const location = id ? await tx.location.findFirst({ where: { AND: [{ id }, visibleLocationWhere(store.id)] } }) : null;
   if (location) return location;
-  if (locationId !== null) {
-    throw Invalid.of([{ path: 'locationId', message: `${locationId} is not a location of this store or of a fulfillment service linked to it` }]);
-  }
+  if (locationId !== null) throw unknownLocation(locationId);
   throw new Error(`store ${store.id} has no default location`);
+}
+
+function unknownLocation(locationId: string): Invalid {
+  return Invalid.of([{ path: 'locationId', message: `${locationId} is not a location of this store or of a fulfillment service linked to it` }]);
 }
 
 interface MatchedProduct {
@@ -207,35 +209,113 @@ interface MatchedProduct {
   levelId: string;
 }
 
+/** A product a line may name, with its level at the fulfillment location when it has one. */
+interface CandidateProduct {
+  id: string;
+  sku: string | null;
+  levelId: string | null;
+}
+
+/**
+ * The store's products the lines may name: by the merchant's productId being one of ours,
+ * or by sku (oldest first, so the oldest of several sharing a sku is the one matched).
+ */
+function candidateKeys(lines: ParsedLine[]) {
+  return {
+    ids: [...new Set(lines.map((l) => l.externalProductId))],
+    skus: [...new Set(lines.flatMap((l) => (l.sku ? [l.sku] : [])))],
+  };
+}
+
 /**
  * Our product for each line: the merchant's productId naming one of the store's
  * products, else the store's product with the line's sku (the oldest, should
- * several share it).
+ * several share it). A product never stocked at the location gets an empty level
+ * there, so its commitment is still recorded, as oversold.
  */
-async function matchProducts(tx: Tx, storeId: string, lines: ParsedLine[], location: Location): Promise<(MatchedProduct | null)[]> {
-  const ids = [...new Set(lines.map((l) => l.externalProductId))];
-  const skus = [...new Set(lines.flatMap((l) => (l.sku ? [l.sku] : [])))];
-  const products = await tx.product.findMany({
-    where: { storeId, OR: [{ id: { in: ids } }, ...(skus.length > 0 ? [{ sku: { in: skus } }] : [])] },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    select: {
-      id: true,
-      sku: true,
-      inventoryLevels: { where: { locationId: location.id }, select: { id: true } },
-    },
-  });
+async function matchCandidates(tx: Tx, storeId: string, lines: ParsedLine[], products: CandidateProduct[], locationId: string): Promise<(MatchedProduct | null)[]> {
   const matched = lines.map((line) => products.find((p) => p.id === line.externalProductId) ?? (line.sku ? products.find((p) => p.sku === line.sku) : undefined));
   const levels = new Map<string, string>();
   for (const product of new Set(matched)) {
     if (!product) continue;
-    // A product never stocked here still gets its commitment recorded, as oversold.
-    levels.set(product.id, product.inventoryLevels[0]?.id ?? (await ensureLevel(tx, { id: product.id, storeId }, location.id)).id);
+    levels.set(product.id, product.levelId ?? (await ensureLevel(tx, { id: product.id, storeId }, locationId)).id);
   }
   return matched.map((product) => (product ? { id: product.id, levelId: levels.get(product.id)! } : null));
 }
 
+async function matchProducts(tx: Tx, storeId: string, lines: ParsedLine[], location: Location): Promise<(MatchedProduct | null)[]> {
+  const { ids, skus } = candidateKeys(lines);
+  const products = await tx.product.findMany({
+    where: { storeId, OR: [{ id: { in: ids } }, ...(skus.length > 0 ? [{ sku: { in: skus } }] : [])] },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    select: { id: true, sku: true, inventoryLevels: { where: { locationId: location.id }, select: { id: true } } },
+  });
+  return matchCandidates(
+    tx,
+    storeId,
+    lines,
+    products.map((p) => ({ id: p.id, sku: p.sku, levelId: p.inventoryLevels[0]?.id ?? null })),
+    location.id,
+  );
+}
+
+type OriginSource = Pick<Location, 'id' | 'name' | 'company' | 'street1' | 'street2' | 'city' | 'stateCode' | 'postalCode' | 'countryCode' | 'phone'>;
+type StoreSource = Pick<
+  Store,
+  'id' | 'currency' | 'defaultLocationId' | 'originName' | 'originCompany' | 'originStreet1' | 'originStreet2' | 'originCity' | 'originStateCode' | 'originPostalCode' | 'originCountryCode' | 'originPhone'
+>;
+
+/**
+ * Everything a new order reads before it writes, in one statement: the store, the fulfillment
+ * location (the named one when the store may use it, else the default), the products its lines
+ * may name with their levels there, the customer with its e-mail, which of its productIds are
+ * coverage the store sells, and whether the store already has its orderId.
+ */
+const ORDER_CONTEXT_SQL = `
+WITH store AS (SELECT * FROM "Store" WHERE id = $1),
+location AS (
+  SELECT l.* FROM "Location" l, store s
+  WHERE l.id = coalesce($2::text, s."defaultLocationId")
+    AND (l."storeId" = $1 OR EXISTS (SELECT 1 FROM "StoreLink" k WHERE k."merchantId" = $1 AND k."fulfillmentServiceId" = l."storeId")))
+SELECT
+  (SELECT to_jsonb(s) FROM store s) AS store,
+  (SELECT to_jsonb(l) FROM location l) AS location,
+  (SELECT coalesce(jsonb_agg(jsonb_build_object('id', p.id, 'sku', p.sku, 'levelId', v.id) ORDER BY p."createdAt", p.id), '[]'::jsonb)
+     FROM "Product" p LEFT JOIN "InventoryLevel" v ON v."productId" = p.id AND v."locationId" = (SELECT id FROM location)
+     WHERE p."storeId" = $1 AND (p.id = ANY($3::text[]) OR p.sku = ANY($4::text[]))) AS products,
+  (SELECT id FROM "Customer" WHERE "storeId" = $1 AND email = $5::text) AS "customerId",
+  EXISTS (SELECT 1 FROM "CoverageProduct" WHERE "storeId" = $1 AND id = ANY($3::text[])) AS "sellsCoverage",
+  EXISTS (SELECT 1 FROM "Order" WHERE "storeId" = $1 AND "externalId" = $6::text) AS duplicate`;
+
+interface OrderContext {
+  store: StoreSource;
+  location: OriginSource;
+  matches: (MatchedProduct | null)[];
+  customerId: string | null;
+  sellsCoverage: boolean;
+}
+
+function duplicateOrder(parsed: ParsedOrder): Conflict {
+  return new Conflict(`an order with orderId "${parsed.externalId}" already exists`, { path: 'orderId' });
+}
+
+async function orderContext(tx: Tx, storeId: string, parsed: ParsedOrder): Promise<OrderContext> {
+  const { ids, skus } = candidateKeys(parsed.lines);
+  const [row] = await tx.$queryRawUnsafe<
+    { store: StoreSource | null; location: OriginSource | null; products: CandidateProduct[]; customerId: string | null; sellsCoverage: boolean; duplicate: boolean }[]
+  >(ORDER_CONTEXT_SQL, storeId, parsed.locationId, ids, skus, parsed.customer.customerEmail, parsed.externalId);
+  if (!row.store) throw new Error(`store ${storeId} not found`);
+  if (!row.location) {
+    if (parsed.locationId !== null) throw unknownLocation(parsed.locationId);
+    throw new Error(`store ${storeId} has no default location`);
+  }
+  if (row.duplicate) throw duplicateOrder(parsed);
+  const matches = await matchCandidates(tx, storeId, parsed.lines, row.products, row.location.id);
+  return { store: row.store, location: row.location, matches, customerId: row.customerId, sellsCoverage: row.sellsCoverage };
+}
+
 /** The fulfillment group's origin: the named location's address, else the store's default origin address (spec 2.4). */
-function origin(location: Location, named: boolean, store: Store) {
+function origin(location: OriginSource, named: boolean, store: StoreSource) {
   if (named) {
     return {
       locationId: location.id,
@@ -265,9 +345,9 @@ function origin(location: Location, named: boolean, store: Store) {
 }
 
 /**
- * Commits each matched level once, in id order so concurrent orders lock levels in the
- * same order, and returns how much of each line was oversold: a level's shortfall falls
- * on its last lines.
+ * Commits each matched level once (one statement for all of them, which locks them in id
+ * order so concurrent orders queue on shared levels and never deadlock), and returns how much
+ * of each line was oversold: a level's shortfall falls on its last lines.
  */
 async function commitLines(tx: Tx, storeId: string, orderId: string, lines: ParsedLine[], matches: (MatchedProduct | null)[]): Promise<number[]> {
   const byLevel = new Map<string, number[]>();
@@ -275,12 +355,16 @@ async function commitLines(tx: Tx, storeId: string, orderId: string, lines: Pars
     const levelId = matches[i]?.levelId;
     if (levelId) byLevel.set(levelId, [...(byLevel.get(levelId) ?? []), i]);
   });
+  const quantityOf = (indexes: number[]) => indexes.reduce((sum, i) => sum + lines[i].quantity, 0);
+  const oversoldByLevel = await commitLevels(
+    tx,
+    storeId,
+    [...byLevel].map(([levelId, indexes]) => ({ levelId, quantity: quantityOf(indexes) })),
+    { reason: 'order', referenceId: orderId },
+  );
   const oversold = lines.map(() => 0);
-  for (const levelId of [...byLevel.keys()].sort()) {
-    const indexes = byLevel.get(levelId)!;
-    const quantity = indexes.reduce((sum, i) => sum + lines[i].quantity, 0);
-    const committed = await commitStock(tx, { storeId, levelId, quantity, reason: 'order', referenceId: orderId });
-    let covered = quantity - committed.oversold;
+  for (const [levelId, indexes] of byLevel) {
+    let covered = quantityOf(indexes) - oversoldByLevel.get(levelId)!;
     for (const i of indexes) {
       const fromStock = Math.min(lines[i].quantity, covered);
       covered -= fromStock;
@@ -290,7 +374,8 @@ async function commitLines(tx: Tx, storeId: string, orderId: string, lines: Pars
   return oversold;
 }
 
-function orderEventData(order: Order, lines: ParsedLine[], matches: (MatchedProduct | null)[], lineIds: string[], oversold: number[], locationId: string) {
+function orderEventData(
+  order: Pick<Order, 'id' | 'name' | 'externalId' | 'placedAt' | 'currency' | 'totalPrice' | 'subtotalPrice' | 'totalTax' | 'totalDiscount' | 'shippingCost' | 'customerId' | 'customerEmail' | 'tags' | 'createdAt'>, lines: ParsedLine[], matches: (MatchedProduct | null)[], lineIds: string[], oversold: number[], locationId: string) {
   const format = (value: DecimalValue | null) => (value === null ? null : formatAmount(value, order.currency));
   return {
     id: order.id,
@@ -369,43 +454,99 @@ function lineColumns(line: ParsedLine, match: MatchedProduct | null, oversold: n
   };
 }
 
+/** A row's columns as JSON for jsonb_populate_record: amounts as exact text, times as ISO text, absent values left out (so NULL). */
+function rowJson(columns: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(columns)) {
+    if (value === null || value === undefined || value === Prisma.DbNull) continue;
+    out[key] = Prisma.Decimal.isDecimal(value) ? (value as DecimalValue).toFixed() : value instanceof Date ? value.toISOString() : value;
+  }
+  return out;
+}
+
+const quotedColumns = (row: Record<string, unknown>) => Object.keys(row).map((column) => `"${column}"`).join(', ');
+
 /**
- * Writes a new order: a Conflict when the store already has its orderId. Taking the next
- * number locks the store row until the transaction ends, so order numbers never repeat or
- * skip; every order of the store waits for that lock, so it is taken as late as the order's
- * row allows: after the look-ups and the stock commitments (their adjustments name the order
- * by its id, which is known before its row is written). Taken first, it was held across the
- * whole order: bench/writeLoads.ts's order creation, 16 connections on one PostgreSQL store,
- * ran 50-56 orders/s so, 74-82 now.
+ * The order, its fulfillment group, its lines and its order.created event in one statement,
+ * which takes the store's next order number first: the store row stays locked from here to
+ * the commit, and this is the transaction's last statement, so orders of one store queue for
+ * their numbers only for this statement and the commit (numbers never repeat or skip: a
+ * rolled-back order gives its number back). The event's data takes the number as its name.
+ * A concurrent duplicate orderId inserts nothing (and answers no row).
+ */
+function writeOrderSql(order: Record<string, unknown>, group: Record<string, unknown>, line: Record<string, unknown>): string {
+  return `
+WITH numbered AS (
+  UPDATE "Store" SET "nextOrderNumber" = "nextOrderNumber" + 1, "updatedAt" = $2::timestamp(3) WHERE id = $1 RETURNING '#' || ("nextOrderNumber" - 1) AS name
+), inserted AS (
+  INSERT INTO "Order" (name, ${quotedColumns(order)})
+  SELECT numbered.name, ${Object.keys(order).map((column) => `r."${column}"`).join(', ')} FROM numbered, jsonb_populate_record(NULL::"Order", $3::jsonb) r
+  ON CONFLICT ("storeId", "externalId") DO NOTHING
+  RETURNING *
+), grouped AS (
+  INSERT INTO "FulfillmentGroup" (${quotedColumns(group)})
+  SELECT ${Object.keys(group).map((column) => `g."${column}"`).join(', ')} FROM inserted, jsonb_populate_record(NULL::"FulfillmentGroup", $4::jsonb) g
+), lined AS (
+  INSERT INTO "OrderLineItem" (${quotedColumns(line)})
+  SELECT ${Object.keys(line).map((column) => `l."${column}"`).join(', ')} FROM inserted, jsonb_populate_recordset(NULL::"OrderLineItem", $5::jsonb) l
+), announced AS (
+  SELECT 'order.created'::text AS topic, id AS "subjectId", $6::jsonb || jsonb_build_object('name', name) AS data FROM inserted
+), ${recordingCtes('$7', '$1::text')}
+SELECT * FROM inserted`;
+}
+
+/** Every column a line may set, so that one statement text serves lines with and without each. */
+const LINE_COLUMNS = [
+  'id', 'orderId', 'fulfillmentGroupId', 'position', 'externalId', 'externalProductId', 'externalVariantId', 'title', 'quantity',
+  'sku', 'price', 'discount', 'imageUrl', 'productId', 'committedLevelId', 'oversoldQuantity',
+] as const;
+
+/** The statement text for an order and group of these columns (its set varies with what the order gives), built once per set. */
+const writeOrderSqlCache = new Map<string, string>();
+
+function cachedWriteOrderSql(order: Record<string, unknown>, group: Record<string, unknown>): string {
+  const key = `${Object.keys(order).join(',')}|${Object.keys(group).join(',')}`;
+  let sql = writeOrderSqlCache.get(key);
+  if (!sql) {
+    sql = writeOrderSql(order, group, Object.fromEntries(LINE_COLUMNS.map((column) => [column, true])));
+    writeOrderSqlCache.set(key, sql);
+  }
+  return sql;
+}
+
+/**
+ * Writes a new order: a Conflict when the store already has its orderId. Four statements
+ * whatever the number of lines: what it reads (orderContext), the stock its lines commit
+ * (commitLines: levels, ledger rows, their events), and the order with its group, lines and
+ * event (writeOrderSql), which takes the store's next number last so that the store's orders
+ * wait on each other only for that statement and the commit; plus the audit context the
+ * transaction starts with. Coverage sold on a line adds its own writes.
  */
 export async function insertOrder(tx: Tx, storeId: string, parsed: ParsedOrder): Promise<Order> {
-  const store = await tx.store.findUniqueOrThrow({ where: { id: storeId } });
-  const location = await fulfillmentLocation(tx, store, parsed.locationId);
-  const matches = await matchProducts(tx, storeId, parsed.lines, location);
-  const customerId = await customerIdOf(tx, storeId, parsed);
+  const { store, location, matches, customerId, sellsCoverage } = await orderContext(tx, storeId, parsed);
   const id = newId('order');
   const oversold = await commitLines(tx, storeId, id, parsed.lines, matches);
-  const { nextOrderNumber } = await tx.store.update({ where: { id: storeId }, data: { nextOrderNumber: { increment: 1 } }, select: { nextOrderNumber: true } });
-  const [order] = await tx.order.createManyAndReturn({
-    data: [{ id, storeId, name: `#${nextOrderNumber - 1}`, ...orderColumns(parsed, parsed.currency ?? store.currency, customerId) }],
-    skipDuplicates: true,
-  });
-  if (!order) throw new Conflict(`an order with orderId "${parsed.externalId}" already exists`, { path: 'orderId' });
-
+  const now = new Date();
+  const columns = { id, storeId, ...orderColumns(parsed, parsed.currency ?? store.currency, customerId), createdAt: now, updatedAt: now };
   const group = origin(location, parsed.locationId !== null, store);
   const groupId = newId('fulfillmentGroup');
-  await tx.fulfillmentGroup.create({ data: { id: groupId, orderId: id, ...group } });
   const lineIds = parsed.lines.map(() => newId('orderLineItem'));
-  await tx.orderLineItem.createMany({
-    data: parsed.lines.map((line, i) => ({ id: lineIds[i], orderId: id, fulfillmentGroupId: groupId, ...lineColumns(line, matches[i], oversold[i]) })),
-  });
-  await recordCoverageSold(tx, order, parsed.lines.map((line, i) => ({ ...line, id: lineIds[i] })));
-  await recordEvent(tx, {
+  const lines = parsed.lines.map((line, i) => rowJson({ id: lineIds[i], orderId: id, fulfillmentGroupId: groupId, ...lineColumns(line, matches[i], oversold[i]) }));
+  const orderRow = rowJson(columns);
+  const groupRow = rowJson({ id: groupId, orderId: id, ...group, createdAt: now });
+  const { name: _named, ...eventData } = orderEventData({ ...columns, name: '' }, parsed.lines, matches, lineIds, oversold, group.locationId);
+  const [order] = await tx.$queryRawUnsafe<Order[]>(
+    cachedWriteOrderSql(orderRow, groupRow),
     storeId,
-    topic: 'order.created',
-    subjectId: id,
-    data: orderEventData(order, parsed.lines, matches, lineIds, oversold, group.locationId),
-  });
+    now.toISOString(),
+    JSON.stringify(orderRow),
+    JSON.stringify(groupRow),
+    JSON.stringify(lines),
+    JSON.stringify(eventData),
+    newId('event'),
+  );
+  if (!order) throw duplicateOrder(parsed);
+  if (sellsCoverage) await recordCoverageSold(tx, order, parsed.lines.map((line, i) => ({ ...line, id: lineIds[i] })));
   return order;
 }
 
