@@ -73,48 +73,61 @@ function checkPeriod(from: Date, to: Date): void {
 // (the zone suffix is ignored by that cast), so no session time zone is involved.
 //
 // Where the figures come from (migration overview_rollups): the rollups the writes keep per
-// store, figure and UTC day, summed over the period's whole days ($4 to $5, dates); a period
-// that starts or ends between midnights has its part-days ($6 starts, $7 ends) counted from the
-// rows themselves (each return's ReturnOverviewFact by openedAt or closedAt, orders and fees by
-// their time), in the same shape. The median comes from ReturnOverviewFact by closedAt.
+// store, figure and UTC day, summed over the period's whole days ($2 to $3, dates); a period
+// that starts or ends between midnights has its part-days (two parameters after the others:
+// their starts and ends) counted from the rows themselves (each return's ReturnOverviewFact by
+// openedAt or closedAt, orders and fees by their time), in the same shape; a period of whole
+// days has no such statement part at all. The median comes from ReturnOverviewFact by closedAt.
 
 type Figure = 'status' | 'completed' | 'returned' | 'reason' | 'ordered' | 'fee';
 
-/** Rows of `figures` (figure, day, key, detail, returns, units, amount, amount2) over the period: the rollups' whole days and the part-days' own rows. */
-function figureRows(figures: Figure[]): string {
-  const list = figures.map((figure) => `'${figure}'`).join(', ');
-  const parts = [
+/**
+ * Rows of `figures` (figure, day, key, detail, returns, units, amount, amount2) over the period:
+ * the rollups' whole days, and, when `partsAt` numbers the parameter of the part-days' starts
+ * (the next one their ends), their own rows. Each lookup of the part-days' rows is a per-row
+ * index probe (`OFFSET 0` keeps a LATERAL subquery from being planned as a join of whole tables).
+ */
+function figureRows(figures: Figure[], partsAt: number | null): string {
+  const quoted = (list: Figure[]) => list.map((figure) => `'${figure}'`).join(', ');
+  const selects = [
     `SELECT "figure", "day", "key", "detail", "returns", "units", "amount", "amount2" FROM "ReturnsOverviewRollup"
-     WHERE "storeId" = $1 AND "figure" IN (${list}) AND "day" >= $2::date AND "day" < $3::date`,
+     WHERE "storeId" = $1 AND "figure" IN (${quoted(figures)}) AND "day" >= $2::date AND "day" < $3::date`,
   ];
+  if (partsAt === null) return selects[0];
+  const partDays = `unnest($${partsAt}::timestamp[], $${partsAt + 1}::timestamp[]) AS e("from", "to")`;
   const opened = figures.filter((figure) => figure === 'status' || figure === 'returned' || figure === 'reason');
   if (opened.length > 0) {
-    parts.push(`SELECT c."figure", c."day", c."key", c."detail", c."returns", c."units", c."amount", c."amount2"
-     FROM unnest($4::timestamp[], $5::timestamp[]) AS e("from", "to")
+    selects.push(`SELECT c."figure", c."day", c."key", c."detail", c."returns", c."units", c."amount", c."amount2"
+     FROM ${partDays}
      JOIN "ReturnOverviewFact" AS f ON f."storeId" = $1 AND f."openedAt" >= e."from" AND f."openedAt" < e."to"
-     CROSS JOIN LATERAL overview_return_counts(f) AS c WHERE c."figure" IN (${opened.map((figure) => `'${figure}'`).join(', ')})`);
+     CROSS JOIN LATERAL overview_return_counts(f) AS c WHERE c."figure" IN (${quoted(opened)})`);
   }
   if (figures.includes('completed')) {
-    parts.push(`SELECT c."figure", c."day", c."key", c."detail", c."returns", c."units", c."amount", c."amount2"
-     FROM unnest($4::timestamp[], $5::timestamp[]) AS e("from", "to")
+    selects.push(`SELECT c."figure", c."day", c."key", c."detail", c."returns", c."units", c."amount", c."amount2"
+     FROM ${partDays}
      JOIN "ReturnOverviewFact" AS f ON f."storeId" = $1 AND f."closedAt" >= e."from" AND f."closedAt" < e."to"
      CROSS JOIN LATERAL overview_return_counts(f) AS c WHERE c."figure" = 'completed'`);
   }
   if (figures.includes('ordered')) {
-    parts.push(`SELECT 'ordered', o."placedAt"::date, l."sku", l."title", 1, l."quantity", 0, 0
-     FROM unnest($4::timestamp[], $5::timestamp[]) AS e("from", "to")
-     JOIN "Order" AS o ON o."storeId" = $1 AND o."placedAt" >= e."from" AND o."placedAt" < e."to"
-     JOIN "OrderLineItem" AS l ON l."orderId" = o."id"`);
+    selects.push(`SELECT 'ordered', o."placedAt"::date, l."sku", l."title", 1, l."quantity", 0, 0
+     FROM ${partDays}
+     CROSS JOIN LATERAL (SELECT "id", "placedAt" FROM "Order" WHERE "storeId" = $1 AND "placedAt" >= e."from" AND "placedAt" < e."to" OFFSET 0) AS o
+     CROSS JOIN LATERAL (SELECT "sku", "title", "quantity" FROM "OrderLineItem" WHERE "orderId" = o."id" OFFSET 0) AS l`);
   }
   if (figures.includes('fee')) {
-    parts.push(`SELECT 'fee', x."occurredAt"::date, i."currency", NULL, 1, 0, x."amount", 0
-     FROM unnest($4::timestamp[], $5::timestamp[]) AS e("from", "to")
+    selects.push(`SELECT 'fee', x."occurredAt"::date, i."currency", NULL, 1, 0, x."amount", 0
+     FROM ${partDays}
      CROSS JOIN "Invoice" AS i
-     JOIN "InvoiceItem" AS x ON x."invoiceId" = i."id" AND x."occurredAt" >= e."from" AND x."occurredAt" < e."to" AND x."kind" = 'RETURN_PROCESSING_FEE'
+     CROSS JOIN LATERAL (
+       SELECT "occurredAt", "amount" FROM "InvoiceItem"
+       WHERE "invoiceId" = i."id" AND "occurredAt" >= e."from" AND "occurredAt" < e."to" AND "kind" = 'RETURN_PROCESSING_FEE' OFFSET 0) AS x
      WHERE i."storeId" = $1`);
   }
-  return parts.join('\n  UNION ALL\n  ');
+  return selects.join('\n  UNION ALL\n  ');
 }
+
+/** A statement in its two forms: for a period of whole days, and for one with part-days (their parameters at `partsAt`). */
+const withAndWithoutParts = (statement: (partsAt: number | null) => string, partsAt: number) => ({ whole: statement(null), parts: statement(partsAt) });
 
 /**
  * The returns awaiting action, counted by status and age bucket ($2 = now, $3 = statuses): whole
@@ -137,16 +150,24 @@ SELECT r."status"::text,
             WHEN r."createdAt" > $2::timestamp - interval '8 days' THEN 'DAYS_3_7'
             ELSE 'DAYS_8_PLUS' END,
        count(*)::int
-FROM "Return" AS r, limits AS l
-WHERE r."storeId" = $1 AND r."status" = ANY($3::text[]::"ReturnStatus"[])
-  AND ((r."createdAt" >= l."d3" AND r."createdAt" < l."d3" + 1) OR (r."createdAt" >= l."d8" AND r."createdAt" < l."d8" + 1))
+FROM (
+  -- One index range per day (an OR of the two would read every return waiting).
+  SELECT "status", "createdAt" FROM "Return"
+  WHERE "storeId" = $1 AND "status" = ANY($3::text[]::"ReturnStatus"[])
+    AND "createdAt" >= ($2::timestamp - interval '3 days')::date AND "createdAt" < ($2::timestamp - interval '3 days')::date + 1
+  UNION ALL
+  SELECT "status", "createdAt" FROM "Return"
+  WHERE "storeId" = $1 AND "status" = ANY($3::text[]::"ReturnStatus"[])
+    AND "createdAt" >= ($2::timestamp - interval '8 days')::date AND "createdAt" < ($2::timestamp - interval '8 days')::date + 1
+) AS r
 GROUP BY 1, 2`;
 
 const dayText = (column: string) => `to_char(${column}, 'YYYY-MM-DD')`;
 
-/** Opened and completed per day and the money per day and currency. */
-const DAYS_SQL = `
-WITH src AS (${figureRows(['status', 'completed', 'fee'])}),
+/** Opened and completed per day and the money per day and currency ($4 from, $5 to). */
+const DAYS_SQL = withAndWithoutParts(
+  (partsAt) => `
+WITH src AS (${figureRows(['status', 'completed', 'fee'], partsAt)}),
 opened AS (SELECT "day", sum("returns")::int AS "n" FROM src WHERE "figure" = 'status' AND "key" <> 'deleted' GROUP BY 1),
 closed AS (SELECT "day", sum("returns")::int AS "n" FROM src WHERE "figure" = 'completed' GROUP BY 1),
 money AS (
@@ -160,13 +181,15 @@ money_days AS (
 )
 SELECT
   (SELECT coalesce(json_agg(json_build_object('day', ${dayText('d."day"')}, 'opened', coalesce(o."n", 0), 'completed', coalesce(c."n", 0)) ORDER BY d."day"), '[]')
-   FROM (SELECT g::date AS "day" FROM generate_series(date_trunc('day', $6::timestamp), $7::timestamp - interval '1 millisecond', interval '1 day') AS g) AS d
+   FROM (SELECT g::date AS "day" FROM generate_series(date_trunc('day', $4::timestamp), $5::timestamp - interval '1 millisecond', interval '1 day') AS g) AS d
    LEFT JOIN opened AS o ON o."day" = d."day" LEFT JOIN closed AS c ON c."day" = d."day") AS "days",
   (SELECT coalesce(json_agg(m ORDER BY m."currency"), '[]')
    FROM (SELECT "currency", sum("refunded")::text AS "refunded", sum("storeCredit")::text AS "storeCredit", sum("fees")::text AS "fees",
                 json_agg(json_build_object('day', "day", 'refunded', "refunded"::text, 'storeCredit', "storeCredit"::text, 'fees', "fees"::text) ORDER BY "day") AS "days"
          FROM money_days GROUP BY 1) AS m) AS "amounts",
-  (SELECT coalesce(sum("n"), 0)::int FROM closed) AS "completed"`;
+  (SELECT coalesce(sum("n"), 0)::int FROM closed) AS "completed"`,
+  6,
+);
 
 /** The median time from opening to completion of the returns completed in the period, exactly, from each one's fact. */
 const MEDIAN_SQL = `
@@ -174,8 +197,9 @@ SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY "openSeconds")::float8 AS "me
 FROM "ReturnOverviewFact" WHERE "storeId" = $1 AND "closedAt" >= $2::timestamp AND "closedAt" < $3::timestamp`;
 
 /** Units ordered and returned per SKU, side by side in one grouping; a SKU's title is the least of its lines ordered in the period. */
-const RETURN_RATE_SQL = `
-WITH src AS (${figureRows(['ordered', 'returned'])}),
+const RETURN_RATE_SQL = withAndWithoutParts(
+  (partsAt) => `
+WITH src AS (${figureRows(['ordered', 'returned'], partsAt)}),
 ordered AS (SELECT "key" AS "sku", "detail" AS "title", sum("returns") AS "lines", sum("units") AS "units" FROM src WHERE "figure" = 'ordered' GROUP BY 1, 2),
 per_sku AS (
   SELECT "sku", min("title") AS "title", sum("ordered")::bigint AS "ordered", sum("returned")::bigint AS "returned" FROM (
@@ -190,12 +214,17 @@ SELECT (SELECT coalesce(sum("ordered"), 0)::float8 FROM per_sku) AS "unitsOrdere
        (SELECT coalesce(json_agg(t ORDER BY t."rate" DESC, t."unitsReturned" DESC, t."sku"), '[]') FROM (
           SELECT "sku", "title", "ordered" AS "unitsOrdered", "returned" AS "unitsReturned", "returned"::float8 / "ordered" AS "rate"
           FROM per_sku WHERE "sku" IS NOT NULL AND "ordered" > 0 AND "returned" > 0
-          ORDER BY 5 DESC, 4 DESC, 1 LIMIT 10) AS t) AS "top"`;
+          ORDER BY 5 DESC, 4 DESC, 1 LIMIT 10) AS t) AS "top"`,
+  4,
+);
 
-const REASONS_SQL = `
-WITH src AS (${figureRows(['reason'])})
+const REASONS_SQL = withAndWithoutParts(
+  (partsAt) => `
+WITH src AS (${figureRows(['reason'], partsAt)})
 SELECT "key" AS "reason", sum("units")::int AS "units", sum("returns")::int AS "returns"
-FROM src GROUP BY 1 HAVING sum("returns") > 0 ORDER BY 2 DESC, 3 DESC, 1 NULLS LAST`;
+FROM src GROUP BY 1 HAVING sum("returns") > 0 ORDER BY 2 DESC, 3 DESC, 1 NULLS LAST`,
+  4,
+);
 
 interface DaysRow {
   days: { day: string; opened: number; completed: number }[];
@@ -229,14 +258,16 @@ export async function returnsOverview(db: Db | Tx, storeId: string, period: { fr
   const { from, to } = period;
   checkPeriod(from, to);
   const { wholeFrom, wholeTo, parts } = wholeDays(from, to);
-  const days = [storeId, wholeFrom, wholeTo, parts.map(([start]) => start.toISOString()), parts.map(([, end]) => end.toISOString())];
+  const whole = [storeId, wholeFrom, wholeTo];
+  const partDays = parts.length === 0 ? [] : [parts.map(([start]) => start.toISOString()), parts.map(([, end]) => end.toISOString())];
+  const form = parts.length === 0 ? 'whole' : 'parts';
   // Independent statements: on a pool they run side by side, each on its own connection.
   const [waiting, [daysRow], [medianRow], [rateRow], reasons] = await Promise.all([
     db.$queryRawUnsafe<{ status: ReturnStatus; bucket: AgeBucket; count: number }[]>(NEEDING_ACTION_SQL, storeId, now.toISOString(), NEEDING_ACTION),
-    db.$queryRawUnsafe<DaysRow[]>(DAYS_SQL, ...days, from.toISOString(), to.toISOString()),
+    db.$queryRawUnsafe<DaysRow[]>(DAYS_SQL[form], ...whole, from.toISOString(), to.toISOString(), ...partDays),
     db.$queryRawUnsafe<{ medianSeconds: number | null }[]>(MEDIAN_SQL, storeId, from.toISOString(), to.toISOString()),
-    db.$queryRawUnsafe<RateRow[]>(RETURN_RATE_SQL, ...days),
-    db.$queryRawUnsafe<{ reason: string | null; units: number; returns: number }[]>(REASONS_SQL, ...days),
+    db.$queryRawUnsafe<RateRow[]>(RETURN_RATE_SQL[form], ...whole, ...partDays),
+    db.$queryRawUnsafe<{ reason: string | null; units: number; returns: number }[]>(REASONS_SQL[form], ...whole, ...partDays),
   ]);
   const countWhere = (keep: (row: (typeof waiting)[number]) => boolean) => waiting.filter(keep).reduce((sum, row) => sum + row.count, 0);
   const unitsOrdered = Number(rateRow.unitsOrdered);
