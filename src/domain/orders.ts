@@ -6,7 +6,7 @@
 import { Prisma, type Location, type Order, type Store } from '../generated/prisma/client.ts';
 import { currencyCode, InputIssues, optionalText, requiredText, textList } from './inputChecks.ts';
 import { isEmail, normalizeEmail, parseIsoDateTime } from './customers.ts';
-import { Conflict, Invalid } from './errors.ts';
+import { Conflict, Invalid, isDomainError, type DomainError } from './errors.ts';
 import { recordCoverageSold } from './coverage.ts';
 import { recordEvent, recordingCtes } from './events.ts';
 import { newId } from './ids.ts';
@@ -205,8 +205,8 @@ function unknownLocation(locationId: string): Invalid {
 
 interface MatchedProduct {
   id: string;
-  /** The level at the fulfillment location (made empty when the product had none there). */
-  levelId: string;
+  /** The level the line commits at (made empty when the product had none there); null when the order commits no stock. */
+  levelId: string | null;
 }
 
 /** A product a line may name, with its level at the fulfillment location when it has one. */
@@ -233,14 +233,21 @@ function candidateKeys(lines: ParsedLine[]) {
  * several share it). A product never stocked at the location gets an empty level
  * there, so its commitment is still recorded, as oversold.
  */
-async function matchCandidates(tx: Tx, storeId: string, lines: ParsedLine[], products: CandidateProduct[], locationId: string): Promise<(MatchedProduct | null)[]> {
+async function matchCandidates(
+  tx: Tx,
+  storeId: string,
+  lines: ParsedLine[],
+  products: CandidateProduct[],
+  locationId: string,
+  commitStock = true,
+): Promise<(MatchedProduct | null)[]> {
   const matched = lines.map((line) => products.find((p) => p.id === line.externalProductId) ?? (line.sku ? products.find((p) => p.sku === line.sku) : undefined));
   const levels = new Map<string, string>();
   for (const product of new Set(matched)) {
-    if (!product) continue;
+    if (!product || !commitStock) continue;
     levels.set(product.id, product.levelId ?? (await ensureLevel(tx, { id: product.id, storeId }, locationId)).id);
   }
-  return matched.map((product) => (product ? { id: product.id, levelId: levels.get(product.id)! } : null));
+  return matched.map((product) => (product ? { id: product.id, levelId: levels.get(product.id) ?? null } : null));
 }
 
 async function matchProducts(tx: Tx, storeId: string, lines: ParsedLine[], location: Location): Promise<(MatchedProduct | null)[]> {
@@ -299,7 +306,17 @@ function duplicateOrder(parsed: ParsedOrder): Conflict {
   return new Conflict(`an order with orderId "${parsed.externalId}" already exists`, { path: 'orderId' });
 }
 
-async function orderContext(tx: Tx, storeId: string, parsed: ParsedOrder): Promise<OrderContext> {
+/**
+ * The duplicate a concurrent request committed between this order's read and its write: the
+ * same Conflict, found after the order's stock was committed, so its transaction must end.
+ */
+export class RacedDuplicate extends Conflict {
+  constructor(conflict: Conflict) {
+    super(conflict.message, { path: 'orderId' });
+  }
+}
+
+async function orderContext(tx: Tx, storeId: string, parsed: ParsedOrder, commitStock: boolean): Promise<OrderContext> {
   const { ids, skus } = candidateKeys(parsed.lines);
   const [row] = await tx.$queryRawUnsafe<
     { store: StoreSource | null; location: OriginSource | null; products: CandidateProduct[]; customerId: string | null; sellsCoverage: boolean; duplicate: boolean }[]
@@ -310,7 +327,7 @@ async function orderContext(tx: Tx, storeId: string, parsed: ParsedOrder): Promi
     throw new Error(`store ${storeId} has no default location`);
   }
   if (row.duplicate) throw duplicateOrder(parsed);
-  const matches = await matchCandidates(tx, storeId, parsed.lines, row.products, row.location.id);
+  const matches = await matchCandidates(tx, storeId, parsed.lines, row.products, row.location.id, commitStock);
   return { store: row.store, location: row.location, matches, customerId: row.customerId, sellsCoverage: row.sellsCoverage };
 }
 
@@ -522,8 +539,8 @@ function cachedWriteOrderSql(order: Record<string, unknown>, group: Record<strin
  * wait on each other only for that statement and the commit; plus the audit context the
  * transaction starts with. Coverage sold on a line adds its own writes.
  */
-export async function insertOrder(tx: Tx, storeId: string, parsed: ParsedOrder): Promise<Order> {
-  const { store, location, matches, customerId, sellsCoverage } = await orderContext(tx, storeId, parsed);
+export async function insertOrder(tx: Tx, storeId: string, parsed: ParsedOrder, { commitStock = true }: { commitStock?: boolean } = {}): Promise<Order> {
+  const { store, location, matches, customerId, sellsCoverage } = await orderContext(tx, storeId, parsed, commitStock);
   const id = newId('order');
   const oversold = await commitLines(tx, storeId, id, parsed.lines, matches);
   const now = new Date();
@@ -545,7 +562,7 @@ export async function insertOrder(tx: Tx, storeId: string, parsed: ParsedOrder):
     JSON.stringify(eventData),
     newId('event'),
   );
-  if (!order) throw duplicateOrder(parsed);
+  if (!order) throw new RacedDuplicate(duplicateOrder(parsed));
   if (sellsCoverage) await recordCoverageSold(tx, order, parsed.lines.map((line, i) => ({ ...line, id: lineIds[i] })));
   return order;
 }
@@ -650,6 +667,77 @@ export async function rewriteOrder(tx: Tx, storeId: string, order: Order, parsed
 export async function createOrder(db: Db | Tx, storeId: string, input: OrderInput): Promise<Order> {
   const parsed = parseOrder(input);
   return inTransaction(db, (tx) => insertOrder(tx, storeId, parsed));
+}
+
+export const MAX_IMPORTED_ORDERS = 1000;
+/** Orders written per transaction by an import: one transaction holds the store's number lock, so live orders wait at most one batch. */
+const IMPORT_BATCH = 100;
+/** How often a batch is run again when a concurrent request wrote one of its orderIds first. */
+const IMPORT_BATCH_ATTEMPTS = 3;
+
+export type ImportedOrderResult = { status: 'created'; order: Order } | { status: 'refused'; error: DomainError };
+
+type ParsedImport = { index: number; parsed: ParsedOrder };
+
+/**
+ * Imports existing orders (an integration's sync, a platform's history): each validated and
+ * written as createOrder would, its refusal reported at its index while the others are written,
+ * in batches of IMPORT_BATCH orders a transaction. Historical orders commit no stock unless
+ * `commitStock` says so (their lines still name our products). An orderId twice in the
+ * request is refused the second time, as the store would refuse it.
+ */
+export async function importOrders(db: Db | Tx, storeId: string, inputs: OrderInput[], { commitStock = false }: { commitStock?: boolean } = {}): Promise<ImportedOrderResult[]> {
+  if (inputs.length < 1 || inputs.length > MAX_IMPORTED_ORDERS) throw new Invalid(`must list 1 to ${MAX_IMPORTED_ORDERS} orders`, { path: 'orders' });
+  const results: ImportedOrderResult[] = new Array(inputs.length);
+  const valid: ParsedImport[] = [];
+  const seen = new Set<string>();
+  inputs.forEach((input, index) => {
+    try {
+      const parsed = parseOrder(input);
+      if (seen.has(parsed.externalId)) throw new Conflict(`orderId "${parsed.externalId}" appears earlier in the request`, { path: 'orderId' });
+      seen.add(parsed.externalId);
+      valid.push({ index, parsed });
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      results[index] = { status: 'refused', error };
+    }
+  });
+  for (let start = 0; start < valid.length; start += IMPORT_BATCH) {
+    for (const [index, result] of await importBatch(db, storeId, valid.slice(start, start + IMPORT_BATCH), commitStock)) results[index] = result;
+  }
+  return results;
+}
+
+/**
+ * One transaction of orders. A refusal found before an order writes (a duplicate orderId, an
+ * unknown location) leaves the transaction going; a duplicate committed by a concurrent request
+ * after its read ends it, and the batch runs again, which then refuses that order up front.
+ * Inside the caller's transaction (a request with an Idempotency-Key) there is no running
+ * again: the Conflict ends the request, which wrote nothing.
+ */
+async function importBatch(db: Db | Tx, storeId: string, batch: ParsedImport[], commitStock: boolean): Promise<Map<number, ImportedOrderResult>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await inTransaction(
+        db,
+        async (tx) => {
+          const results = new Map<number, ImportedOrderResult>();
+          for (const { index, parsed } of batch) {
+            try {
+              results.set(index, { status: 'created', order: await insertOrder(tx, storeId, parsed, { commitStock }) });
+            } catch (error) {
+              if (!isDomainError(error) || error instanceof RacedDuplicate) throw error;
+              results.set(index, { status: 'refused', error });
+            }
+          }
+          return results;
+        },
+        { timeoutMs: 120_000 },
+      );
+    } catch (error) {
+      if (!(error instanceof RacedDuplicate) || !('$connect' in db) || attempt >= IMPORT_BATCH_ATTEMPTS) throw error;
+    }
+  }
 }
 
 /**

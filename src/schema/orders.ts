@@ -4,6 +4,9 @@ import type { Scope } from '../auth/scopes.ts';
 import {
   createOrder,
   findShopperOrder,
+  importOrders,
+  MAX_IMPORTED_ORDERS,
+  type ImportedOrderResult as ImportedOrderResultValue,
   FULFILLMENT_STATE_SELECT,
   fulfillmentStateOf,
   unitsOrderedOf,
@@ -15,7 +18,9 @@ import { hasAnyScope, storeIdOf } from './context.ts';
 import { money, Money } from './scalars.ts';
 import { Location } from './inventory.ts';
 import type { MutationFieldBuilder } from './node.ts';
-import { toPlain } from '../db/reads/plain.ts';
+import { toPlain, type Plain } from '../db/reads/plain.ts';
+import type { Order as OrderRow } from '../generated/prisma/client.ts';
+import { UserError, withUserErrors, type UserErrorShape } from './userErrors.ts';
 
 // Order readers: order clients, and return clients (a return shows the order it belongs to).
 const ORDER_AUDIENCE: readonly Scope[] = ['orders_read', 'orders_write', 'returns_read', 'returns_write'];
@@ -351,6 +356,57 @@ function orderCreateField(t: MutationFieldBuilder, deprecationReason?: string) {
 
 builder.mutationField('orderCreate', (t) => orderCreateField(t));
 builder.mutationField('createOrder', (t) => orderCreateField(t, 'Use orderCreate'));
+
+interface ImportedOrderShape {
+  index: number;
+  order: Plain<OrderRow> | null;
+  userErrors: UserErrorShape[];
+}
+
+const ImportedOrderResult = builder.objectRef<ImportedOrderShape>('ImportedOrderResult').implement({
+  description: 'What became of one order of ordersImport, in the request order',
+  fields: (t) => ({
+    index: t.exposeInt('index', { nullable: false, description: 'Position of the order in the request, from 0' }),
+    order: t.field({ type: Order, nullable: true, description: 'The order written; null when it was refused', resolve: (r) => r.order }),
+    userErrors: t.field({
+      type: [UserError],
+      nullable: false,
+      description: 'Why this order was refused (nothing of it was written; fields are paths under `orders`); empty when it was written',
+      resolve: (r) => r.userErrors,
+    }),
+  }),
+});
+
+/** One result as the schema shows it: a refusal's fields are paths of the `orders` argument, through its index. */
+async function importedOrder(ctx: Parameters<typeof withUserErrors>[0]['ctx'], result: ImportedOrderResultValue, index: number): Promise<ImportedOrderShape> {
+  if (result.status === 'created') return { index, order: toPlain(result.order), userErrors: [] };
+  const { userErrors } = await withUserErrors({ ctx, input: 'orders' }, () => Promise.reject(result.error));
+  return { index, order: null, userErrors: userErrors.map((e) => ({ ...e, field: ['orders', String(index), ...(e.field?.slice(1) ?? [])] })) };
+}
+
+builder.mutationField('ordersImport', (t) =>
+  t.field({
+    type: [ImportedOrderResult],
+    nullable: false,
+    description:
+      `Imports 1 to ${MAX_IMPORTED_ORDERS} existing orders (an integration's sync, a platform's history). Each is validated and written as ` +
+      'orderCreate would (its number, lines, fulfillment group and order.created event), in batches of 100 a transaction; a refused one ' +
+      '(invalid input, an orderId the store has or that appears earlier in the request, an unknown location) is reported in its ' +
+      'result while the others are written. Historical orders commit no stock unless commitStock is true (their lines still name our ' +
+      'products). An Idempotency-Key makes a retried request answer the first one. Needs orders_write. Errors: BAD_USER_INPUT when the ' +
+      `list holds fewer than 1 or more than ${MAX_IMPORTED_ORDERS} orders, or a value does not coerce (a bad DateTime or Decimal).`,
+    authScopes: { scope: 'orders_write' },
+    args: {
+      orders: t.arg({ type: [OrderInput], required: true, description: `1 to ${MAX_IMPORTED_ORDERS} orders` }),
+      commitStock: t.arg.boolean({ required: false, description: "Commit the lines' stock at the fulfillment location, as orderCreate does; false by default" }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const inputs = args.orders.map((input) => ({ ...input, locationId: input.locationId?.toString() }));
+      const results = await importOrders(ctx.prisma, storeIdOf(ctx), inputs, { commitStock: args.commitStock ?? false });
+      return Promise.all(results.map((result, index) => importedOrder(ctx, result, index)));
+    },
+  }),
+);
 
 // ---------------------------------------------------------------- what a list of orders shows
 

@@ -138,6 +138,129 @@ async function create(input: RouteInput) {
   return problemFromError(failure, input.instance);
 }
 
+const IMPORT = defineOperation(`
+  mutation RestImportOrders($orders: [OrderInput!]!, $commitStock: Boolean) {
+    ordersImport(orders: $orders, commitStock: $commitStock) { index order { id name externalId } userErrors { code field message } }
+  }`);
+
+const MAX_IMPORTED_ORDERS = 1000;
+
+const IMPORT_REQUEST: JsonSchema = {
+  type: 'object',
+  required: ['orders'],
+  properties: {
+    orders: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_IMPORTED_ORDERS,
+      // Each order's own shape is checked apart, so that a bad one is refused alone.
+      items: { type: 'object', description: 'An order creation request (as POST /stores/{storeId}/orders takes)' },
+    },
+    commitStock: { type: 'boolean', description: "Commit the lines' stock at the fulfillment location as order creation does; false by default (historical orders)" },
+  },
+};
+
+const IMPORT_RESULT: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['index', 'status'],
+  properties: {
+    index: { type: 'integer', description: 'Position of the order in the request, from 0' },
+    status: { type: 'string', enum: ['created', 'error'] },
+    orderId: { type: 'string', pattern: '^ord_', description: 'Our order id (created)' },
+    externalOrderId: { type: 'string', description: 'The orderId of the request (created)' },
+    name: { type: 'string', description: "The order's number in the store, as #1001 (created)" },
+    statusCode: { type: 'integer', enum: [400, 409], description: 'The status order creation answers this refusal with (error)' },
+    error: { type: 'string', description: 'Why the order was refused, as order creation words it (error)' },
+  },
+};
+
+const IMPORT_RESPONSE: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['totalCount', 'processedCount', 'errorCount', 'results'],
+  properties: {
+    totalCount: { type: 'integer' },
+    processedCount: { type: 'integer', description: 'Orders written' },
+    errorCount: { type: 'integer', description: 'Orders refused' },
+    results: { type: 'array', items: IMPORT_RESULT },
+  },
+};
+
+type ImportResult =
+  | { index: number; status: 'created'; orderId: string; externalOrderId: string; name: string }
+  | { index: number; status: 'error'; statusCode: 400 | 409; error: string };
+
+// `Variable "$orders" got invalid value "x" at "orders[3].createdAt"; DateTime must be ...`
+const ORDER_VALUE_ERROR = /^Variable "\$orders" got invalid value .*? at "orders\[(\d+)\]\.([^"]+)"; ([\s\S]*)$/;
+
+type ImportOutcome = Awaited<ReturnType<typeof runOperation<{ ordersImport: { index: number; order: { id: string; name: string; externalId: string } | null; userErrors: { code: string; field: string[] | null; message: string }[] }[] }>>>;
+
+/** The orders whose values did not coerce (a bad date-time or decimal), each with its message; empty when the failure is another. */
+function coercionRefusals(outcome: ImportOutcome): Map<number, string> {
+  const refused = new Map<number, string>();
+  if (outcome.ok || 'data' in outcome.result) return refused;
+  for (const error of outcome.result.errors ?? []) {
+    const match = ORDER_VALUE_ERROR.exec(error.message);
+    if (!match) return new Map();
+    const index = Number(match[1]);
+    const issue = `${restFieldNames(match[2].replace(/\[(\d+)\]/g, '.$1'))}: ${match[3]}`;
+    refused.set(index, refused.has(index) ? `${refused.get(index)}; ${issue}` : issue);
+  }
+  return refused;
+}
+
+/**
+ * Many orders in one request: each order's JSON shape and values are judged as order creation
+ * judges them, a refused one is reported at its index with the status and message creation
+ * would answer, and the others are written (v3 ordersImport). A body that is not a list of 1
+ * to 1,000 orders is a 400 and nothing is written.
+ */
+async function importOrders(input: RouteInput) {
+  const shape = checkShape(IMPORT_REQUEST, input.body);
+  if (shape.issues.length > 0) return error(400, shape.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '));
+  const { orders, commitStock } = shape.value as { orders: unknown[]; commitStock?: boolean };
+  // The shape check judges JSON types only; the list's bounds are this route's.
+  if (orders.length < 1 || orders.length > MAX_IMPORTED_ORDERS) return error(400, `orders: must list 1 to ${MAX_IMPORTED_ORDERS} orders`);
+  const results: ImportResult[] = new Array(orders.length);
+  let pending: { index: number; variables: Record<string, unknown> }[] = [];
+  orders.forEach((order, index) => {
+    const checked = checkShape(ORDER_REQUEST, order);
+    if (checked.issues.length > 0) {
+      results[index] = { index, status: 'error', statusCode: 400, error: checked.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ') };
+      return;
+    }
+    const { currencyCode, ...rest } = withoutNulls(checked.value) as Record<string, unknown>;
+    pending.push({ index, variables: currencyCode === undefined ? rest : { ...rest, currency: currencyCode } });
+  });
+  while (pending.length > 0) {
+    const outcome = await runOperation<{ ordersImport: { index: number; order: { id: string; name: string; externalId: string } | null; userErrors: { code: string; field: string[] | null; message: string }[] }[] }>(
+      IMPORT,
+      { orders: pending.map((p) => p.variables), commitStock: commitStock ?? false },
+      input.ctx,
+    );
+    if (outcome.ok) {
+      for (const result of outcome.data.ordersImport) {
+        const { index } = pending[result.index];
+        if (result.order) {
+          results[index] = { index, status: 'created', orderId: result.order.id, externalOrderId: result.order.externalId, name: result.order.name };
+        } else {
+          const conflict = result.userErrors.some((e) => e.code === 'CONFLICT');
+          const message = result.userErrors.map((e) => (!conflict && e.field && e.field.length > 2 ? `${restFieldNames(e.field.slice(2).join('.'))}: ${e.message}` : e.message)).join('; ');
+          results[index] = { index, status: 'error', statusCode: conflict ? 409 : 400, error: message };
+        }
+      }
+      break;
+    }
+    const refused = coercionRefusals(outcome);
+    if (refused.size === 0) return outcome.error.code === 'BAD_USER_INPUT' ? error(400, outcome.error.message) : problemFromError(outcome.error, input.instance);
+    for (const [position, message] of refused) results[pending[position].index] = { index: pending[position].index, status: 'error', statusCode: 400, error: message };
+    pending = pending.filter((_p, position) => !refused.has(position));
+  }
+  const errors = results.filter((result) => result.status === 'error').length;
+  return json(200, { totalCount: results.length, processedCount: results.length - errors, errorCount: errors, results });
+}
+
 export const orderRoutes: Route[] = [
   {
     method: 'POST',
@@ -160,5 +283,28 @@ export const orderRoutes: Route[] = [
       },
     },
     handle: create,
+  },
+  {
+    method: 'POST',
+    path: '/stores/{storeId}/orders/bulk',
+    scopes: ['orders_write'],
+    errorStyle: 'error',
+    doc: {
+      summary: 'Import orders',
+      tag: 'Orders',
+      description:
+        `Creates 1 to ${MAX_IMPORTED_ORDERS} existing orders in one request (an integration's sync, a platform's history). Each order is ` +
+        'the body of order creation and is judged as order creation judges it; a refused one is reported at its index with the status ' +
+        'and message creation would answer (400 invalid, 409 an orderId the store has or that appears earlier in the request) while the ' +
+        'others are written, in batches. Historical orders commit no stock unless `commitStock` is true. With an Idempotency-Key, a ' +
+        'retried request is answered with the first answer and nothing is written again.',
+      requestBody: { required: true, schema: IMPORT_REQUEST, description: 'The orders, and whether they commit stock' },
+      responses: {
+        '200': { description: 'Every order was judged: `results` says, by index, which were created and why the others were refused', schema: IMPORT_RESPONSE },
+        '400': { description: 'The body is not a list of 1 to 1,000 orders; nothing was written', schema: ERROR_BODY },
+        '401': { description: 'Missing, malformed, unknown or revoked API secret', schema: ERROR_BODY },
+      },
+    },
+    handle: importOrders,
   },
 ];
