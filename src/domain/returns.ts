@@ -237,29 +237,66 @@ export interface ProcessingAmounts {
 export function processingAmounts(
   items: (ItemAmountSource & { id: string; outcome: ReturnOutcome })[],
   rejected: ReadonlySet<string> = new Set(),
+  chosen: ReadonlyMap<string, ReturnOutcome> = new Map(),
 ): ProcessingAmounts {
   const rejectsReturn = items.length > 0 && items.every((item) => rejected.has(item.id));
   let refund = new Decimal(0);
   let storeCredit = new Decimal(0);
   const rows = items.map((item) => {
-    const counted = !rejectsReturn && !rejected.has(item.id) && (item.outcome === 'refund' || item.outcome === 'credit');
+    const outcome = chosen.get(item.id) ?? item.outcome;
+    const counted = !rejectsReturn && !rejected.has(item.id) && (outcome === 'refund' || outcome === 'credit');
     const amount = counted ? returnItemAmounts(item).amount : new Decimal(0);
-    if (counted && item.outcome === 'refund') refund = refund.plus(amount);
-    if (counted && item.outcome === 'credit') storeCredit = storeCredit.plus(amount);
-    return { itemId: item.id, outcome: item.outcome, rejected: rejectsReturn || rejected.has(item.id), amount };
+    if (counted && outcome === 'refund') refund = refund.plus(amount);
+    if (counted && outcome === 'credit') storeCredit = storeCredit.plus(amount);
+    return { itemId: item.id, outcome, rejected: rejectsReturn || rejected.has(item.id), amount };
   });
   return { refund, storeCredit, items: rows, rejectsReturn };
 }
 
-/** What processing the return would record now, with `rejectItemIds` rejected; refused as processing would refuse it. */
+/**
+ * The outcomes processing may give an item instead of the one its return asked for: refund and
+ * store credit both pay the item's amount, so the merchant may pay it the other way. An exchange
+ * or a keep is no payment (and its item cannot even be removed): it stays as asked.
+ */
+export const SWITCHABLE_OUTCOMES: readonly ReturnOutcome[] = ['refund', 'credit'];
+
+/** One item's outcome as processing is asked to record it. */
+export interface OutcomeChoice {
+  itemId: string;
+  outcome: ReturnOutcome;
+}
+
+/** Why each choice cannot be made: an item not on the return, or a switch outside refund and credit. */
+function outcomeChoiceIssues(label: string, items: readonly { id: string; outcome: ReturnOutcome }[], choices: readonly OutcomeChoice[], path: (index: number) => string): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  choices.forEach((choice, index) => {
+    const item = items.find((candidate) => candidate.id === choice.itemId);
+    if (!item) issues.push({ path: path(index), message: `${choice.itemId} is not an item on ${label}` });
+    else if (choice.outcome !== item.outcome && !(SWITCHABLE_OUTCOMES.includes(choice.outcome) && SWITCHABLE_OUTCOMES.includes(item.outcome))) {
+      issues.push({ path: path(index), message: `item ${choice.itemId} asks for ${item.outcome}: processing may only switch between refund and credit` });
+    }
+  });
+  return issues;
+}
+
+/**
+ * What processing the return would record now, with `rejectItemIds` rejected and the items of
+ * `outcomes` given those outcomes; refused as processing would refuse it.
+ */
 export function previewProcessing(
   ret: { number: number; status: ReturnStatus; items: (ItemAmountSource & { id: string; outcome: ReturnOutcome })[] },
   rejectItemIds: readonly string[],
+  outcomes: readonly OutcomeChoice[] = [],
 ): ProcessingAmounts {
+  const label = `return #${ret.number}`;
   const unknown = rejectItemIds.filter((id) => !ret.items.some((item) => item.id === id));
-  if (unknown.length > 0) throw Invalid.of(unknown.map((id) => ({ path: 'rejectItemIds', message: `${id} is not an item on return #${ret.number}` })));
-  assertAllowed('process', { label: `return #${ret.number}`, status: ret.status });
-  return processingAmounts(ret.items, new Set(rejectItemIds));
+  const issues: FieldIssue[] = [
+    ...unknown.map((id) => ({ path: 'rejectItemIds', message: `${id} is not an item on ${label}` })),
+    ...outcomeChoiceIssues(label, ret.items, outcomes, (index) => `outcomes.${index}`),
+  ];
+  if (issues.length > 0) throw Invalid.of(issues);
+  assertAllowed('process', { label, status: ret.status });
+  return processingAmounts(ret.items, new Set(rejectItemIds), new Map(outcomes.map((choice) => [choice.itemId, choice.outcome])));
 }
 
 // ---------------------------------------------------------------- facts about a return for reports
@@ -1031,10 +1068,16 @@ export async function processReturn(db: Db | Tx, storeId: string, ref: ReturnRef
 
 /**
  * Processes the return item by item: the rejected items are taken off the return (and
- * released), the others completed with their refunds; rejecting every item rejects the
- * return. Every item of the return must be named, once.
+ * released), the others completed with their refunds, each paid as its decision's outcome says
+ * when one is given (refund or credit, for an item that asked for either; SWITCHABLE_OUTCOMES);
+ * rejecting every item rejects the return. Every item of the return must be named, once.
  */
-export async function processReturnItems(db: Db | Tx, storeId: string, ref: ReturnRef, decisions: { itemId: string; reject: boolean }[]): Promise<string> {
+export async function processReturnItems(
+  db: Db | Tx,
+  storeId: string,
+  ref: ReturnRef,
+  decisions: { itemId: string; reject: boolean; outcome?: ReturnOutcome | null }[],
+): Promise<string> {
   return inTransaction(db, async (tx) => {
     const target = await lockReturn(tx, storeId, ref);
     const live = target.items.filter((item) => item.removedAt === null);
@@ -1047,6 +1090,10 @@ export async function processReturnItems(db: Db | Tx, storeId: string, ref: Retu
     });
     const missing = live.filter((item) => !seen.has(item.id));
     if (missing.length > 0) issues.push({ path: 'products', message: `every item must be named; missing ${missing.map((item) => item.id).join(', ')}` });
+    const choices = decisions.flatMap((decision, index) => (decision.outcome ? [{ index, itemId: decision.itemId, outcome: decision.outcome, reject: decision.reject }] : []));
+    for (const choice of choices.filter((c) => c.reject)) issues.push({ path: `products.${choice.index}.outcome`, message: `item ${choice.itemId} is rejected: it gets no outcome` });
+    const kept = choices.filter((choice) => !choice.reject);
+    issues.push(...outcomeChoiceIssues(target.label, live, kept, (index) => `products.${kept[index].index}.outcome`));
     if (issues.length > 0) throw Invalid.of(issues);
     assertAllowed('process', target);
     const rejected = decisions.filter((decision) => decision.reject).map((decision) => decision.itemId);
@@ -1055,6 +1102,10 @@ export async function processReturnItems(db: Db | Tx, storeId: string, ref: Retu
       return target.id;
     }
     if (rejected.length > 0) await tx.returnItem.updateMany({ where: { id: { in: rejected } }, data: { removedAt: new Date() } });
+    for (const choice of kept) {
+      const asked = live.find((item) => item.id === choice.itemId)!.outcome;
+      if (choice.outcome !== asked) await tx.returnItem.update({ where: { id: choice.itemId }, data: { outcome: choice.outcome, requestedOutcome: asked } });
+    }
     await completeReturn(tx, target);
     return target.id;
   });
@@ -1102,6 +1153,10 @@ export async function resetReturn(db: Db | Tx, storeId: string, ref: ReturnRef):
       }
     }
     await tx.returnItem.updateMany({ where: { returnId: target.id }, data: { removedAt: null, refundAmount: null } });
+    // An item processing paid the other way than asked asks again as it did.
+    for (const item of await tx.returnItem.findMany({ where: { returnId: target.id, requestedOutcome: { not: null } }, select: { id: true, requestedOutcome: true } })) {
+      await tx.returnItem.update({ where: { id: item.id }, data: { outcome: item.requestedOutcome!, requestedOutcome: null } });
+    }
     await changeStatus(tx, target, 'reset', { totalRefund: 0, totalStoreCredit: 0 });
     return target.id;
   });

@@ -579,9 +579,19 @@ export const Return = builder.prismaNode('Return', {
       description:
         'What processing the return would record now (returnItemsProcess with rejectItemIds rejected; returnProcess without), nothing ' +
         'written; null when its status does not allow processing (allowedActions). Errors: BAD_USER_INPUT for an id that is not an item still on the return.',
-      args: { rejectItemIds: t.arg.idList({ description: 'ReturnItem ids (rli_) of items still on the return that processing would reject' }) },
+      args: {
+        rejectItemIds: t.arg.idList({ description: 'ReturnItem ids (rli_) of items still on the return that processing would reject' }),
+        outcomes: t.arg({
+          type: [ReturnItemOutcomeInput],
+          description: 'Items to reckon paid otherwise than asked (refund or credit), as returnItemsProcess outcome would pay them',
+        }),
+      },
       select: { number: true, status: true, currency: true, items: { ...ITEMS_ON_RETURN, select: { id: true, outcome: true, ...ITEM_AMOUNT_SELECT } } },
-      resolve: (ret, args) => (canApply('process', ret.status) ? { ...previewProcessing(ret, (args.rejectItemIds ?? []).map(String)), currency: ret.currency } : null),
+      resolve: (ret, args) => {
+        if (!canApply('process', ret.status)) return null;
+        const outcomes = (args.outcomes ?? []).map((choice) => ({ itemId: String(choice.itemId), outcome: choice.outcome }));
+        return { ...previewProcessing(ret, (args.rejectItemIds ?? []).map(String), outcomes), currency: ret.currency };
+      },
     }),
     asnRows: t.field({
       type: [ReturnAsnRow],
@@ -870,6 +880,20 @@ const ProcessReturnItemInput = builder.inputType('ProcessReturnItemInput', {
   fields: (t) => ({
     itemId: t.id({ required: true, description: 'ReturnItem id (rli_) of an item still on the return' }),
     reject: t.boolean({ description: 'True takes the item off the return and releases its units; false (the default) completes it with its refund' }),
+    outcome: t.field({
+      type: ReturnOutcome,
+      description:
+        'How a completed item is paid, when not as its return asked: REFUND or CREDIT, for an item that asked for either (an EXCHANGE or KEEP ' +
+        'item stays as asked); the item then records it, and returnReset gives back the one asked. Not with reject: true (BAD_USER_INPUT)',
+    }),
+  }),
+});
+
+const ReturnItemOutcomeInput = builder.inputType('ReturnItemOutcomeInput', {
+  description: 'An outcome processingPreview is to reckon an item with, as returnItemsProcess would record it',
+  fields: (t) => ({
+    itemId: t.id({ required: true, description: 'ReturnItem id (rli_) of an item still on the return' }),
+    outcome: t.field({ type: ReturnOutcome, required: true, description: 'REFUND or CREDIT, for an item that asked for either' }),
   }),
 });
 
@@ -1010,7 +1034,7 @@ function returnItemsProcessField(t: MutationFieldBuilder, deprecationReason?: st
     nullable: false,
     description:
       'Processes the return item by item: rejected items are taken off the return (their units released), the others complete with ' +
-      `their refunds as returnProcess completes them; rejecting every item rejects the return. Records return.updated. Allowed from ` +
+      `their refunds as returnProcess completes them, each paid as its outcome says when given (refund or credit); rejecting every item rejects the return. Records return.updated. Allowed from ` +
       `${IN_PROGRESS}. ${RETURN_REF} Needs returns_write. Errors: ${REF_INVALID}, or when an item is not on the return, is named twice ` +
       `or is missing; ${REF_MISSING}; ${NOT_ALLOWED}.`,
     deprecationReason,
@@ -1024,7 +1048,7 @@ function returnItemsProcessField(t: MutationFieldBuilder, deprecationReason?: st
       }),
     },
     resolve: async (query, _root, args, ctx) => {
-      const decisions = args.items.map((item) => ({ itemId: String(item.itemId), reject: item.reject ?? false }));
+      const decisions = args.items.map((item) => ({ itemId: String(item.itemId), reject: item.reject ?? false, outcome: item.outcome }));
       const id = await processReturnItems(ctx.prisma, storeIdOf(ctx), refOf(args), decisions);
       return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
     },

@@ -89,9 +89,9 @@ export const ops = {
   returnTagsSet: defineOperation(`mutation ReturnTagsSet($id: ID!, $tags: [String!]!) { returnTagsSet(id: $id, tags: $tags) { id number tags } }`),
   defineReturnTag: defineOperation(`mutation DefineReturnTag($name: String!) { returnTagUpsert(name: $name, pillTheme: "NORMAL") { name } }`),
   // What processing would record, for the page that asks to confirm it.
-  returnProcessPreview: defineOperation(`query ReturnProcessPreview($id: ID!, $reject: [ID!]) {
+  returnProcessPreview: defineOperation(`query ReturnProcessPreview($id: ID!, $reject: [ID!], $outcomes: [ReturnItemOutcomeInput!]) {
     return(id: $id) { id number status items { id title sku quantity outcome }
-      processingPreview(rejectItemIds: $reject) { refund { amount currency } storeCredit { amount currency } rejectsReturn
+      processingPreview(rejectItemIds: $reject, outcomes: $outcomes) { refund { amount currency } storeCredit { amount currency } rejectsReturn
         items { itemId outcome rejected amount { amount currency } } } } }`),
   returnProcess: defineOperation(`mutation ReturnProcess($id: ID!) {
     returnProcess(id: $id) { id number status totalRefund { amount currency } totalStoreCredit { amount currency } } }`),

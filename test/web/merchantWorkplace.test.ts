@@ -92,6 +92,53 @@ describe('a return\'s actions', () => {
     expect(flashOf((await web.get(`/admin/returns/${ret.id}`)).text)).toBe('');
   });
 
+  it('lets an item asking for a refund be paid as store credit, shown before it is confirmed, and a reset asks as before', async () => {
+    const { ret } = await processedReturn();
+    const choice = `outcome-${ret.itemIds[0]}`;
+    const preview = await web.get(`/admin/returns/${ret.id}/process`);
+    // A radio per way the item may be paid, the asked one chosen; works as a plain GET form.
+    expect(preview.text).toContain(`<input type="radio" name="${choice}" value="REFUND" checked> Refund (as asked)`);
+    expect(preview.text).toContain(`<input type="radio" name="${choice}" value="CREDIT"> Store credit`);
+    const switched = await web.get(`/admin/returns/${ret.id}/process?${choice}=CREDIT`);
+    expect(switched.text).toContain('Confirm: refund 15.00 USD, store credit 40.00 USD');
+    expect(switched.text).toContain(`<input type="radio" name="${choice}" value="CREDIT" checked>`);
+    const v3 = await graphql(server, store.secret, 'query($id: ID!, $o: [ReturnItemOutcomeInput!]) { return(id: $id) { processingPreview(outcomes: $o) { refund { amount } storeCredit { amount } } } }', {
+      id: ret.id,
+      o: [{ itemId: ret.itemIds[0], outcome: 'CREDIT' }],
+    });
+    expect(v3.data).toEqual({ return: { processingPreview: { refund: { amount: '15.00' }, storeCredit: { amount: '40.00' } } } });
+
+    const confirmed = await web.post(`/admin/returns/${ret.id}/process`, { csrf: WebClient.csrfOf(switched.text), item: ret.itemIds, [choice]: 'CREDIT' });
+    expect(flashOf((await follow(web, confirmed)).text)).toBe(`Return #${ret.number} processed: refunded 15.00 USD, store credit 40.00 USD.`);
+    const row = await server.db.prisma.return.findUniqueOrThrow({ where: { id: ret.id }, include: { items: true } });
+    expect([row.totalRefund.toString(), row.totalStoreCredit.toString()]).toEqual(['15', '40']);
+    expect(row.items.find((i) => i.id === ret.itemIds[0])).toMatchObject({ outcome: 'credit', requestedOutcome: 'refund' });
+
+    await graphql(server, store.secret, 'mutation($id: ID!) { returnReset(id: $id) { id } }', { id: ret.id });
+    const reset = await server.db.prisma.returnItem.findUniqueOrThrow({ where: { id: ret.itemIds[0] } });
+    expect(reset).toMatchObject({ outcome: 'refund', requestedOutcome: null });
+  });
+
+  it('refuses an outcome the domain does not allow at processing, writing nothing', async () => {
+    const order = await createTestOrder(server.db, store.storeId, { lines: [{ title: 'Kept scarf', price: '10.00' }, { title: 'Shoe', price: '20.00' }] });
+    const ret = await insertTestReturn(server.db, store.storeId, order, { items: [{ lineIndex: 0, outcome: 'keep' }, { lineIndex: 1, outcome: 'refund' }] });
+    const process = 'mutation($id: ID!, $items: [ProcessReturnItemInput!]!) { returnItemsProcess(id: $id, items: $items) { id } }';
+    const keepToRefund = await graphql(server, store.secret, process, { id: ret.id, items: [{ itemId: ret.itemIds[0], outcome: 'REFUND' }, { itemId: ret.itemIds[1] }] });
+    expect(keepToRefund.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+    expect(keepToRefund.errors?.[0]?.message).toContain('processing may only switch between refund and credit');
+    const toExchange = await graphql(server, store.secret, process, { id: ret.id, items: [{ itemId: ret.itemIds[0] }, { itemId: ret.itemIds[1], outcome: 'EXCHANGE' }] });
+    expect(toExchange.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+    const rejectedWithOutcome = await graphql(server, store.secret, process, { id: ret.id, items: [{ itemId: ret.itemIds[0] }, { itemId: ret.itemIds[1], reject: true, outcome: 'CREDIT' }] });
+    expect(rejectedWithOutcome.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+    const stored = await server.db.prisma.return.findUniqueOrThrow({ where: { id: ret.id }, include: { items: true } });
+    expect(stored.status).toBe('open');
+    expect(stored.items.map((i) => i.outcome).sort()).toEqual(['keep', 'refund']);
+    // The page offers the choice only for the refund item.
+    const page = await web.get(`/admin/returns/${ret.id}/process`);
+    expect(page.text).not.toContain(`name="outcome-${ret.itemIds[0]}"`);
+    expect(page.text).toContain(`name="outcome-${ret.itemIds[1]}"`);
+  });
+
   it('refuses processing twice with the return named by its number, never its id', async () => {
     const { ret } = await processedReturn();
     const csrf = await csrfOf(`/admin/returns/${ret.id}/process`);

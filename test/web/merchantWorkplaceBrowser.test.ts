@@ -70,6 +70,13 @@ describe('a return\'s money actions in Chromium', { timeout: 180_000 }, () => {
     expect(await page.textContent('#process-confirm')).toBe('Confirm: refund 40.00 USD, store credit 15.00 USD');
     await lookAt(page, 'process-preview');
 
+    // The refund item paid as store credit instead: a radio per way, the amounts shown again before anything is confirmed.
+    await page.check(`input[name="outcome-${open.itemIds[0]}"][value="CREDIT"]`);
+    await submit(page, 'button:has-text("Update the amounts")');
+    expect(await page.textContent('#process-confirm')).toBe('Confirm: refund 0.00 USD, store credit 55.00 USD');
+    await lookAt(page, 'process-preview-paid-as-credit');
+    await page.check(`input[name="outcome-${open.itemIds[0]}"][value="REFUND"]`);
+
     await page.check(`input[name="reject"][value="${open.itemIds[1]}"]`);
     await submit(page, 'button:has-text("Update the amounts")');
     expect(await page.textContent('#process-confirm')).toBe('Confirm: refund 40.00 USD, store credit 0.00 USD');

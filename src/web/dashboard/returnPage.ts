@@ -115,6 +115,11 @@ ${await objectHistory(req, pathOf(ret.id), 'RETURN', ret.id)}`,
 
 // ------------------------------------------------------------------ processing, previewed then confirmed
 
+/** The outcomes an item may be paid as instead of the one asked, as the schema names them (domain SWITCHABLE_OUTCOMES). */
+const SWITCHABLE = ['REFUND', 'CREDIT'];
+/** A radio group per such item: `outcome-<item id>`. */
+const OUTCOME_PARAMETER = 'outcome-';
+
 interface ProcessPreviewData {
   return: {
     id: string;
@@ -143,7 +148,8 @@ function processingSummary(preview: { refund: Money; storeCredit: Money; rejects
  */
 export async function processPage(req: DashboardRequest, id: string): Promise<DoorResponse> {
   const rejectIds = req.query.getAll('reject');
-  const outcome = await runOperation<ProcessPreviewData>(ops.returnProcessPreview, { id, reject: rejectIds }, req.ctx);
+  const chosen = outcomeChoices(req.query);
+  const outcome = await runOperation<ProcessPreviewData>(ops.returnProcessPreview, { id, reject: rejectIds, outcomes: chosen }, req.ctx);
   if (!outcome.ok) {
     if (outcome.error.code === 'NOT_FOUND') return notFound(req);
     const failure = failureOf(outcome.error);
@@ -159,15 +165,18 @@ export async function processPage(req: DashboardRequest, id: string): Promise<Do
   const columns = ['Item', 'Qty', 'Outcome', 'Decision', 'Records'];
   const rows = ret.items.map((item) => {
     const row = decided.get(item.id);
+    const paid = row?.outcome ?? item.outcome;
     return html`<tr data-item-id="${item.id}">${cellsOf(columns, [
       html`${item.title}${item.sku ? html` <span class="hint">${item.sku}</span>` : ''}`,
       html`${item.quantity}`,
-      html`${OUTCOME_WORDS[item.outcome] ?? item.outcome}`,
+      html`${OUTCOME_WORDS[paid] ?? paid}${paid !== item.outcome ? html` <span class="hint">(asked: ${OUTCOME_WORDS[item.outcome] ?? item.outcome})</span>` : ''}`,
       html`${row?.rejected ? 'Rejected: taken off the return' : 'Completed'}`,
       html`${row ? money(row.amount) : ''}`,
     ])}</tr>`;
   });
   const summary = processingSummary(preview);
+  // Refund and store credit both pay an item's amount: the merchant may pay such an item the other way (domain SWITCHABLE_OUTCOMES).
+  const switchable = ret.items.filter((item) => SWITCHABLE.includes(item.outcome));
   return view(
     req,
     200,
@@ -177,11 +186,18 @@ ${dataTable('What processing records', columns, rows)}
 <section class="card" id="process-totals">${preview.rejectsReturn
   ? html`<p><strong>Every item is rejected:</strong> confirming rejects return #${ret.number} and records no refund.</p>`
   : html`<p><strong>Refund</strong> ${money(preview.refund)} · <strong>Store credit</strong> ${money(preview.storeCredit)}</p>`}</section>
-<form method="get" action="/admin/returns/${ret.id}/process" class="card"><fieldset><legend>Reject items (taken off the return, their units released)</legend>
+<form method="get" action="/admin/returns/${ret.id}/process" class="card">${switchable.map((item) => {
+  const paid = decided.get(item.id)?.outcome ?? item.outcome;
+  return html`<fieldset class="outcome-choice"><legend>Pay ${item.title} as</legend>${SWITCHABLE.map(
+    (choice) => html`<label class="check"><input type="radio" name="${OUTCOME_PARAMETER}${item.id}" value="${choice}"${choice === paid ? html` checked` : ''}> ${OUTCOME_WORDS[choice] ?? choice}${choice === item.outcome ? ' (as asked)' : ''}</label>`,
+  )}</fieldset>`;
+})}<fieldset><legend>Reject items (taken off the return, their units released)</legend>
 ${ret.items.map((item) => html`<label class="check"><input type="checkbox" name="reject" value="${item.id}"${rejectIds.includes(item.id) ? html` checked` : ''}> ${item.title}</label>`)}</fieldset>
 <button type="submit" class="secondary">Update the amounts</button></form>
 <form method="post" action="/admin/returns/${ret.id}/process" class="card">${csrfField(req.session.csrfToken)}
-${ret.items.map((item) => html`<input type="hidden" name="item" value="${item.id}">`)}${rejectIds.map((itemId) => html`<input type="hidden" name="reject" value="${itemId}">`)}
+${ret.items.map((item) => html`<input type="hidden" name="item" value="${item.id}">`)}${rejectIds.map((itemId) => html`<input type="hidden" name="reject" value="${itemId}">`)}${chosen.map(
+  (choice) => html`<input type="hidden" name="${OUTCOME_PARAMETER}${choice.itemId}" value="${choice.outcome}">`,
+)}
 <p>Confirm processing return #${ret.number}: ${summary}.</p>
 <button type="submit" id="process-confirm">Confirm: ${summary}</button> <a href="${pathOf(ret.id)}">Cancel</a></form>`,
   );
@@ -194,13 +210,25 @@ interface ProcessedReturn {
   totalStoreCredit: Money;
 }
 
-/** Processes as the preview showed it: every item named, those ticked rejected. */
+/** How each item is to be paid, from the radio groups (`outcome-<item id>`): the preview's and the confirmation's. */
+function outcomeChoices(parameters: URLSearchParams): { itemId: string; outcome: string }[] {
+  return [...parameters]
+    .filter(([name]) => name.startsWith(OUTCOME_PARAMETER))
+    .map(([name, value]) => ({ itemId: name.slice(OUTCOME_PARAMETER.length), outcome: value.toUpperCase() }));
+}
+
+/** Processes as the preview showed it: every item named, those ticked rejected, each paid as chosen. */
 async function confirmProcessing(req: DashboardRequest, id: string): Promise<DoorResponse> {
   const rejected = new Set(req.form.getAll('reject'));
+  const chosen = new Map(outcomeChoices(req.form).map((choice) => [choice.itemId, choice.outcome]));
   const outcome =
-    rejected.size === 0
+    rejected.size === 0 && chosen.size === 0
       ? await runOperation<{ returnProcess: ProcessedReturn }>(ops.returnProcess, { id }, req.ctx)
-      : await runOperation<{ returnItemsProcess: ProcessedReturn }>(ops.returnItemsProcess, { id, items: req.form.getAll('item').map((itemId) => ({ itemId, reject: rejected.has(itemId) })) }, req.ctx);
+      : await runOperation<{ returnItemsProcess: ProcessedReturn }>(
+          ops.returnItemsProcess,
+          { id, items: req.form.getAll('item').map((itemId) => ({ itemId, reject: rejected.has(itemId), ...(chosen.has(itemId) && !rejected.has(itemId) ? { outcome: chosen.get(itemId) } : {}) })) },
+          req.ctx,
+        );
   if (!outcome.ok) return refused(req, id, outcome.error);
   const done = 'returnProcess' in outcome.data ? outcome.data.returnProcess : outcome.data.returnItemsProcess;
   const message =
