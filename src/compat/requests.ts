@@ -1,5 +1,5 @@
 // Reading the warehouse platform's request parameters: the four ways of naming a
-// return (spec 4.4) and the date windows of lists and reports. Anything malformed is
+// return and the date windows of lists and reports. Anything malformed is
 // a 422 in the platform's error format, before any operation runs.
 import type { DoorResponse } from '../http/door.ts';
 import type { RouteInput } from '../http/routeTable.ts';

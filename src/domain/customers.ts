@@ -1,4 +1,4 @@
-// Customer profiles (spec 2.1-2.3, decisions.md "Customers"): created or updated by
+// Customer profiles (docs/interface-rules.md, "Customers"): created or updated by
 // e-mail through the upsert, and found or created by id, e-mail or phone number for
 // subscriptions and custom events. Every rule on profile fields lives here so that each
 // door applies the same ones. Concurrency: a transaction that looks a customer up by
@@ -286,7 +286,7 @@ function parseUpsert(input: CustomerUpsertInput): { email: string; profile: Pars
 function accepts(type: CustomFieldType, field: ParsedField): boolean {
   switch (type) {
     case 'STRING':
-      // A DATE-looking string is still a string to a STRING field (decisions.md).
+      // A DATE-looking string is still a string to a STRING field.
       return typeof field.value === 'string';
     case 'DATE':
       return field.date !== null;

@@ -1,4 +1,4 @@
-// Opaque, prefixed, service-wide unique ids (decisions.md "Identifiers").
+// Opaque, prefixed, service-wide unique ids (docs/interface-rules.md, "Identifiers").
 import crypto from 'node:crypto';
 
 export const ID_PREFIXES = {

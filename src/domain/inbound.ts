@@ -1,5 +1,5 @@
 // Inbound shipments: stock on its way to one of the store's locations, optionally
-// fulfilling purchase order items. States (decisions.md "Read interface v3"):
+// fulfilling purchase order items. States:
 //   PENDING -> IN_TRANSIT -> PARTIALLY_RECEIVED -> RECEIVED, PENDING or IN_TRANSIT -> CANCELLED.
 // Receiving adds good units to the destination level's quantity and damaged units
 // to both its quantity and reserved, and updates the purchase order items.

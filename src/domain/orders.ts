@@ -1,4 +1,4 @@
-// Orders submitted by a merchant's system (spec 2.4/2.5, decisions.md "Orders"). One
+// Orders submitted by a merchant's system (docs/interface-rules.md, "Orders"). One
 // transaction writes the order, its fulfillment group and lines, commits stock at the
 // fulfillment location and records order.created. The merchant's orderId is unique per
 // store (unique index, inserted with ON CONFLICT DO NOTHING, so a concurrent duplicate
@@ -331,7 +331,7 @@ async function orderContext(tx: Tx, storeId: string, parsed: ParsedOrder, commit
   return { store: row.store, location: row.location, matches, customerId: row.customerId, sellsCoverage: row.sellsCoverage };
 }
 
-/** The fulfillment group's origin: the named location's address, else the store's default origin address (spec 2.4). */
+/** The fulfillment group's origin: the named location's address, else the store's default origin address. */
 function origin(location: OriginSource, named: boolean, store: StoreSource) {
   if (named) {
     return {

@@ -1,6 +1,6 @@
 // Purchase orders: what a merchant ordered from a vendor, line by line. Inbound
 // shipments carry the goods; receiving them moves the items' received and
-// damaged counts and with them the order's status (decisions.md "Read interface v3").
+// damaged counts and with them the order's status.
 import type { PurchaseOrder, PurchaseOrderStatus } from '../generated/prisma/client.ts';
 import { amount, count, currencyCode, InputIssues, optionalText, requiredText } from './inputChecks.ts';
 import { Conflict, isUniqueViolation } from './errors.ts';

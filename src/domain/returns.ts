@@ -1,6 +1,6 @@
 // Returns: creation (with idempotency keys), the status machine and its
 // operations, notes, list filters and advance-shipping-notice rows
-// (decisions.md "Returns"). Every change runs in one transaction that locks the
+// (docs/interface-rules.md, "Returns"). Every change runs in one transaction that locks the
 // return (and, where quantities are claimed, its order) first, checks, and only
 // then writes, so a refused operation leaves nothing behind.
 import crypto from 'node:crypto';

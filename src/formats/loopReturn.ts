@@ -1,4 +1,4 @@
-// The warehouse platform's return shapes (decisions.md "Compatibility interface"):
+// The warehouse platform's return shapes (docs/interface-rules.md, "Warehouse door"):
 // snake_case objects, money as decimal strings, the platform's own `state` derived
 // from our native status, and the GraphQL selections these are read from. Names
 // that exist only on this interface (state, close, cancel ...) live here and nowhere else.

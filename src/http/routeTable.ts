@@ -53,7 +53,7 @@ export interface Route {
   public?: boolean;
   /**
    * `problem` (default): problem+json everywhere. `error`: `{error}` bodies for the
-   * failures decisions.md lists for order creation (400, 401, 409).
+   * failures order creation's integrations expect (400, 401, 409).
    */
   errorStyle?: 'problem' | 'error';
   /** The statuses `errorStyle: 'error'` answers as `{error}` (default 400, 401, 409); others stay problem+json. */

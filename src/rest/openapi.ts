@@ -83,7 +83,7 @@ export interface OpenApiResponse {
   content?: Record<string, { schema: JsonSchema }>;
 }
 
-/** `info.version` of the interface description (spec 9). */
+/** `info.version` of the interface description, the published document's. */
 export const API_VERSION = '2.2.1';
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
@@ -94,7 +94,7 @@ const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
 export const PROBLEM_SCHEMA: JsonSchema = {
   type: 'object',
-  description: 'RFC 7807 problem details (spec 2.6); `errors` lists each invalid input of a validation failure',
+  description: 'RFC 7807 problem details; `errors` lists each invalid input of a validation failure',
   required: ['type', 'title', 'status', 'detail'],
   additionalProperties: false,
   properties: {
@@ -121,7 +121,7 @@ export const PROBLEM_SCHEMA: JsonSchema = {
 
 const ERROR_SCHEMA: JsonSchema = {
   type: 'object',
-  description: 'The `{error}` body order creation answers for 400, 401 and 409 (decisions.md)',
+  description: 'The `{error}` body order creation answers for 400, 401 and 409',
   required: ['error'],
   additionalProperties: false,
   properties: { error: { type: 'string' } },

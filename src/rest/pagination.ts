@@ -1,4 +1,4 @@
-// REST cursor pagination (spec 4.5, decisions.md): `page-size` (default 20, 1..500) and
+// REST cursor pagination (docs/interface-rules.md, "Lists and pages"): `page-size` (default 20, 1..500) and
 // `page-continue`, as query parameters or X-Page-Size / X-Page-Continue headers; the
 // next cursor goes out in X-Page-Next only while more results exist. The cursor is
 // the GraphQL connection's endCursor, passed through unchanged (it is signed, so an

@@ -1,4 +1,4 @@
-// RFC 7807 problem details, the REST door's error format (spec 2.6, decisions.md).
+// RFC 7807 problem details, the REST door's error format (docs/interface-rules.md, "Errors").
 import type { ExecutionResult } from 'graphql';
 import { retryAfter, type DoorResponse } from '../http/door.ts';
 import type { ClassifiedError, ErrorCode, FieldIssue } from '../schema/errors.ts';

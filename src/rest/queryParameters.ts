@@ -15,7 +15,7 @@ export interface QueryParameter {
   variable: string;
   /** A GraphQL input type of the schema: `ID`, `String`, `DateTime` or an enum. */
   type: string;
-  /** For ids: the prefix of the kind of record it names (decisions.md "Identifiers"), e.g. `loc_`. */
+  /** For ids: the prefix of the kind of record it names (docs/interface-rules.md, "Identifiers"), e.g. `loc_`. */
   idPrefix?: string;
   /** For enums: the values this door accepts when fewer than the schema's. */
   allowed?: readonly string[];

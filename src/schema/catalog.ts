@@ -1,4 +1,4 @@
-// The catalogue in v3 (spec 2.8): Product, ProductFamily and its options,
+// The catalogue in v3: Product, ProductFamily and its options,
 // Attribute, images, Dimensions and Weight; root lookups and lists; the mutations
 // of inventory apps (products_write). Rules live in domain/catalog.ts.
 import DataLoader from 'dataloader';

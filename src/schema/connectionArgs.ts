@@ -1,9 +1,9 @@
-// Enforces the connection argument rules of spec 4.7/8 on every field that takes
+// Enforces the connection argument rules (docs/interface-rules.md, "Lists and pages") on every field that takes
 // first/after/last/before, with BAD_USER_INPUT errors instead of silent clamping.
 import { GraphQLError, GraphQLObjectType, defaultFieldResolver, type GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from './context.ts';
 
-/** Page size of a connection when neither first nor last is given (spec 4.7, 8). */
+/** Page size of a connection when neither first nor last is given. */
 export const DEFAULT_PAGE_SIZE = 25;
 
 interface ConnectionArgs {

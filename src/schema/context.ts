@@ -11,7 +11,7 @@ import { identifyActor, type Actor } from '../observability/requestScope.ts';
 
 export type Door = 'v3' | 'rest' | 'compat' | 'web' | 'internal';
 
-/** Largest page a connection accepts, per door (spec 8 for v3; REST page-size goes to 500). */
+/** Largest page a connection accepts, per door (v3 100; REST page-size goes to 500). */
 export const MAX_PAGE_SIZE: Record<Door, number> = { v3: 100, rest: 500, compat: 750, web: 100, internal: 1000 };
 
 export interface GraphQLContext {

@@ -1,4 +1,4 @@
-// Inbound shipments in v3 (spec 2.8 and 4.7, decisions.md "Read interface v3"):
+// Inbound shipments in v3 (docs/interface-rules.md, "Inventory and inbound shipments"):
 // InboundShipment and its items, the `inboundShipments` query with its sort keys
 // and filters, and the shipment mutations (inventory_write). Rules live in
 // domain/inbound.ts.

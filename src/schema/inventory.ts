@@ -1,4 +1,4 @@
-// Locations and stock levels in v3 (spec 2.8, decisions.md "Read interface v3"):
+// Locations and stock levels in v3 (docs/interface-rules.md, "Inventory and inbound shipments"):
 // Location, LocationInventoryLevel with its owner-only `product` and the
 // fulfillment-oriented `inventoryProduct`; root lookups and lists; location and
 // adjustment mutations. Rules and visibility live in domain/inventory.ts.

@@ -179,7 +179,7 @@ export interface SortKeyDefinition {
   nullable?: boolean;
 }
 
-/** The keyset sort of a sort key: newest (largest) first, `reverse` flips, nulls last (decisions.md). */
+/** The keyset sort of a sort key: newest (largest) first, `reverse` flips, nulls last. */
 export function keysetSortOf(key: SortKeyDefinition, reverse: boolean | null | undefined): KeysetSort {
   return { field: key.field, kind: key.kind, nullable: key.nullable, direction: reverse ? 'asc' : 'desc' };
 }

@@ -1,4 +1,4 @@
-// Purchase orders in v3 (spec 2.8 PurchaseOrderItem, decisions.md PurchaseOrder):
+// Purchase orders in v3 (docs/interface-rules.md, "Inventory and inbound shipments"):
 // types, root lookups and lists, and the create mutation (inventory_write).
 import type { Prisma } from '../generated/prisma/client.ts';
 import * as purchasing from '../domain/purchasing.ts';

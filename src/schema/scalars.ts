@@ -1,4 +1,4 @@
-// Scalars shared by every type group, and the Money object of spec 2.8.
+// Scalars shared by every type group, and the Money object.
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
 import { builder } from './builder.ts';
 import { formatAmount, type DecimalValue } from '../domain/money.ts';
@@ -100,7 +100,7 @@ export function money(amount: DecimalValue | string | null | undefined, currency
 }
 
 export const Money = builder.objectRef<MoneyShape>('Money').implement({
-  description: 'An exact amount of money in one currency (spec 2.8).',
+  description: 'An exact amount of money in one currency.',
   fields: (t) => ({
     amount: t.expose('amount', {
       type: 'Decimal',

@@ -30,7 +30,7 @@ export interface RetrySchedule {
   maxAttempts: number;
 }
 
-/** decisions.md: 8 attempts, 1 s, 2 s, 4 s ... capped at 5 minutes. */
+/** 8 attempts, waiting 1 s, 2 s, 4 s ... capped at 5 minutes (docs/interface-rules.md, "Webhooks"). */
 export const DEFAULT_RETRY: RetrySchedule = { firstDelayMs: 1_000, maxDelayMs: 300_000, maxAttempts: 8 };
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /**

@@ -19,7 +19,7 @@ afterAll(async () => server?.close());
 
 const STATUSES: ReturnStatus[] = ['open', 'in_transit', 'delivered', 'needs_review', 'in_review', 'flagged', 'complete', 'rejected', 'deleted'];
 
-/** The platform's state of each native status (decisions.md). */
+/** The platform's state of each native status. */
 const STATE: Record<ReturnStatus, string> = {
   open: 'open',
   in_transit: 'open',

@@ -1,4 +1,4 @@
-// Naming a return on the warehouse interface (spec 4.4): the numeric path id, or the
+// Naming a return on the warehouse interface: the numeric path id, or the
 // placeholder 0 with svc_return_id, order_name or order_id, on every :return_id route
 // and on details; unknown and other stores' returns are 404; contradictions are 422.
 // Also the exact shape of a return object.

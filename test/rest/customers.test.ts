@@ -1,5 +1,5 @@
-// PUT /v2.2/stores/{storeId}/customers and GET ...?email=: every rule of spec 2.1-2.3 and
-// decisions.md "Customers" seen through the REST door, each answer checked against the
+// PUT /v2.2/stores/{storeId}/customers and GET ...?email=: every rule of
+// docs/interface-rules.md "Customers" seen through the REST door, each answer checked against the
 // OpenAPI document, nothing written by any refused request, and concurrent upserts of
 // new e-mails with new custom fields making exactly one customer per e-mail.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // GET /v2.2/stores/{storeId}/inbound-shipments and /inbound-shipments/{id}: the
-// snake_case shape of decisions.md (money as decimal strings, item totals, purchase
+// snake_case shape its integrations read (money as decimal strings, item totals, purchase
 // orders on the single shipment), every filter and its validation, pagination over
 // 3+ pages with inserts between pages, scopes, other stores, nothing written on refusals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,7 +79,7 @@ afterAll(async () => server?.close());
 let cancelledId: string;
 
 describe('list', () => {
-  it("answers {inbound_shipments} in the decisions.md shape, newest update first, only the store's own", async () => {
+  it("answers {inbound_shipments} in the legacy snake_case shape, newest update first, only the store's own", async () => {
     const res = await list();
     expect(res.status).toBe(200);
     expect(res.headers.get('x-page-next')).toBeNull();

@@ -1,5 +1,5 @@
 // GET /v2.2/stores/{storeId}/inventory-levels and /inventory-levels/{id}: the
-// snake_case shape of decisions.md, every filter and its validation, pagination
+// snake_case shape its integrations read, every filter and its validation, pagination
 // (a walk over 3+ pages with inserts between pages), scopes, other stores, the
 // fulfillment-service view, and nothing written on any refused request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,7 +56,7 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 describe('list', () => {
-  it('answers {inventory_levels} in the decisions.md shape, newest update first, only the store\'s own', async () => {
+  it('answers {inventory_levels} in the legacy snake_case shape, newest update first, only the store\'s own', async () => {
     const res = await list();
     expect(res.status).toBe(200);
     expect(res.headers.get('x-page-next')).toBeNull();

@@ -1,4 +1,4 @@
-// POST /v2.2/stores/{storeId}/orders: spec 2.4/2.5 and decisions.md "Orders" through the
+// POST /v2.2/stores/{storeId}/orders: docs/interface-rules.md "Orders" through the
 // REST door: the {orderId, externalOrderId} answer, `{error}` bodies for 400/401/409 and
 // problem details otherwise, each checked against the OpenAPI document; locationId rules,
 // fulfillment origin, stock commitment, exact amounts; nothing written when refused.

@@ -32,7 +32,7 @@ const CREATE_PRODUCT = `mutation($input: ProductInput!) { productCreate(input: $
 const UPDATE_PRODUCT = `mutation($id: ID!, $input: ProductInput!) { productUpdate(id: $id, input: $input) { product { ${PRODUCT_FIELDS} } userErrors { code field message } } }`;
 
 describe('Product', () => {
-  it('exposes every field of spec 2.8 with options ordered by the family positions', async () => {
+  it('exposes every catalogue field with options ordered by the family positions', async () => {
     const data = await query<{ product: Record<string, unknown> }>(
       server,
       store.secret,

@@ -1,4 +1,4 @@
-// Connection rules of spec 4.7/8 and decisions.md on every paginated field of the
+// Connection rules (docs/interface-rules.md, "Lists and pages") on every paginated field of the
 // inventory graph, root and nested: default 25, max 100, first/after vs last/before,
 // BAD_USER_INPUT otherwise; the sort keys of inboundShipments (newest first, reverse,
 // nulls last, ties by id); pages walked forwards and backwards giving the same set in
@@ -190,7 +190,7 @@ const SORTS: [string, (s: ShipmentRow) => number | null][] = [
   ['ESTIMATED_ARRIVAL_DATE', (s) => s.estimatedArrivalDate?.getTime() ?? null],
 ];
 
-/** decisions.md: largest first, `reverse` flips, nulls last either way, ties by id in the same direction. */
+/** Largest first, `reverse` flips, nulls last either way, ties by id in the same direction. */
 function expectedOrder(key: (s: ShipmentRow) => number | null, reverse: boolean): string[] {
   const sign = reverse ? 1 : -1;
   return [...shipments]

@@ -1,4 +1,4 @@
-// Fulfillment-service visibility (decisions.md "Read interface v3"): a merchant
+// Fulfillment-service visibility (docs/interface-rules.md, "Inventory and inbound shipments"): a merchant
 // sees its products' levels at its own and its linked services' locations; a
 // fulfillment service sees every level at its own locations, reads them through
 // `inventoryProduct`, but `product` stays the owning merchant's.

@@ -1,4 +1,4 @@
-// Every scope rule of the inventory graph (spec 2.8, 4.7, 5.4 and decisions.md):
+// Every scope rule of the inventory graph:
 // each root, field, node(id:) lookup and mutation is tried once with a client that
 // has every scope but the one it needs (FORBIDDEN, at the field that needs it) and
 // once with a client that has only what the operation needs (no error).

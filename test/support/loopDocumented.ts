@@ -112,7 +112,7 @@ export const detailsSchema = object({
 });
 
 const listItem = object({
-  // DEPARTURE: the example writes "12345678"; spec 2.7 makes `id` a number in every compatibility return.
+  // DEPARTURE: the example writes "12345678"; we keep `id` a number in every compatibility return.
   id: integer,
   state,
   created_at: isoTime,

@@ -1,4 +1,4 @@
-// The warehouse tooling routes (spec 4.4, decisions.md "Compatibility interface"):
+// The warehouse tooling routes (docs/interface-rules.md, "Warehouse door"):
 // return details and list, the seven actions on `/return/:return_id/...`, and the
 // advance shipping notice report. Each runs one operation of the shared schema; an
 // action answers `true`, or for a state that refuses it, 200 UNPROCESSABLE_RETURN.

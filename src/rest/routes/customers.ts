@@ -1,5 +1,5 @@
-// PUT /stores/{storeId}/customers (spec 4.1) and GET /stores/{storeId}/customers?email=
-// (decisions.md "Customers"), hand-written adapters over the v3 `customerUpsert`
+// PUT /stores/{storeId}/customers and GET /stores/{storeId}/customers?email=
+// (docs/interface-rules.md, "Customers"), hand-written adapters over the v3 `customerUpsert`
 // mutation and `customer(email:)` query. The body's shape (JSON types, no unknown
 // properties) is checked here against the documented schema; every rule on values
 // (e-mail, E.164, custom field typing) is the domain's, reached through the mutation.

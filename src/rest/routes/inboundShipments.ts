@@ -1,5 +1,5 @@
 // GET /stores/{storeId}/inbound-shipments and /inbound-shipments/{id}: the legacy
-// snake_case shapes of decisions.md ("Inventory and inbound shipment lists"), read
+// snake_case shapes its integrations read (money as decimal strings), read
 // through the v3 `inboundShipments` / `inboundShipment` queries, newest update first.
 // Scopes follow the fields selected: the queries, `items` and `purchaseOrders` need
 // inventory_read, `location` locations_read and an item's `product` products_read.

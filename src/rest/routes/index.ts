@@ -1,6 +1,6 @@
 // The v2.2 route table. SOFA does serve the schema as REST, at /v3/rest (src/rest/sofa.ts);
 // here, every route is a small hand-written adapter: the request ->
-// one GraphQL operation (runOperation) -> the decisions.md shape, behind the door's
+// one GraphQL operation (runOperation) -> the published document's shape, behind the door's
 // authentication, store, scope and rate-limit checks. SOFA (sofa-api) was evaluated
 // route by route and serves none, because on each it would distort the contract:
 // - SOFA generates a route's selection from the schema: every field of the returned
@@ -16,9 +16,9 @@
 // - PUT /customers picks 201 or 200 per request, POST /orders answers `{error}` bodies,
 //   POST /returns reads Idempotency-Key, webhooks answer 201 and 204: SOFA has one fixed
 //   status per route, answers errors as `{errors}` with status 500, and reads variables
-//   from a body keyed by argument name (`{"input": {...}}`), not the spec's flat body.
+//   from a body keyed by argument name (`{"input": {...}}`), not the contract's flat body.
 // - GET /customers?email= is the one route whose generated selection equals the
-//   decisions.md body; SOFA would still answer an unknown e-mail with 200 `null`, so it
+//   contract's body; SOFA would still answer an unknown e-mail with 200 `null`, so it
 //   needs the wrapper a hand-written adapter already is, and it costs throughput.
 // Measured by bench/rest.ts (SOFA's own operations through SOFA and through a route
 // table like this one): SOFA's route handling gave 0.90 of the table's requests/s on

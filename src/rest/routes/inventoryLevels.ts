@@ -1,5 +1,5 @@
 // GET /stores/{storeId}/inventory-levels and /inventory-levels/{id}: the legacy
-// snake_case shapes of decisions.md ("Inventory and inbound shipment lists"), read
+// snake_case shapes its integrations read (money as decimal strings), read
 // through the v3 `inventoryLevels` / `inventoryLevel` queries. The product comes from
 // `inventoryProduct`, which anyone who can see the level may read (a fulfillment
 // service sees other stores' products at its locations); `location` needs

@@ -1,5 +1,5 @@
-// POST /stores/{storeId}/orders (spec 4.2, decisions.md "Orders"), a hand-written
-// adapter over the v3 `orderCreate` mutation. Its failures follow decisions.md: 400,
+// POST /stores/{storeId}/orders (docs/interface-rules.md, "Orders"), a hand-written
+// adapter over the v3 `orderCreate` mutation. Its failures are its integrations': 400,
 // 401 and 409 are `{error}` bodies (the route's errorStyle, which the door honours
 // too), anything else problem+json. The body's JSON types are checked here against
 // the documented schema (properties the schema does not name are ignored, as the
@@ -120,7 +120,7 @@ function inputMessage(outcome: { error: ClassifiedError; result: ExecutionResult
     .join('; ');
 }
 
-/** The request names the order currency `currencyCode` (spec 2.4); the v3 input calls it `currency`. */
+/** The request names the order currency `currencyCode`; the v3 input calls it `currency`. */
 function restFieldNames(message: string): string {
   return message.replace(/(^|; )currency(?=:)/g, '$1currencyCode');
 }
