@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import type { HttpMethod, JsonSchema, Route, RouteDoc } from '../http/routeTable.ts';
 import { IDEMPOTENCY_KEY_RULES } from '../formats/idempotencyKey.ts';
+import { ERROR_BODY_SCHEMA } from './schemas.ts';
 import { CONDITIONAL_REQUEST_RULES, VALIDATED_CACHE_CONTROL } from '../http/steps/validators.ts';
 
 type Json = Record<string, unknown>;
@@ -117,14 +118,6 @@ export const PROBLEM_SCHEMA: JsonSchema = {
       },
     },
   },
-};
-
-const ERROR_SCHEMA: JsonSchema = {
-  type: 'object',
-  description: 'The `{error}` body order creation answers for 400, 401 and 409',
-  required: ['error'],
-  additionalProperties: false,
-  properties: { error: { type: 'string' } },
 };
 
 /** The IETF rate-limit fields (draft-ietf-httpapi-ratelimit-headers-11), as the REST doors (v2.2 and /v3/rest, one budget) send them. */
@@ -344,7 +337,7 @@ export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument 
     paths,
     components: {
       ...referenceComponents,
-      schemas: { ...referenceComponents.schemas, Problem: PROBLEM_SCHEMA, Error: ERROR_SCHEMA },
+      schemas: { ...referenceComponents.schemas, Problem: PROBLEM_SCHEMA, Error: ERROR_BODY_SCHEMA },
       securitySchemes: {
         ...referenceComponents.securitySchemes,
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API secret> of an API client of the store' },

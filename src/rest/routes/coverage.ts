@@ -4,15 +4,10 @@
 // HTML-escaped wherever it is rendered.
 import { json } from '../../http/door.ts';
 import type { JsonSchema, Route, RouteInput } from '../../http/routeTable.ts';
+import { MONEY_SCHEMA } from '../schemas.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { checkShape } from '../bodyShape.ts';
 import { problemFromOutcome, validationProblem } from '../problem.ts';
-
-const MONEY_SCHEMA: JsonSchema = {
-  type: 'object',
-  required: ['amount', 'currency'],
-  properties: { amount: { type: 'string', description: 'Decimal string' }, currency: { type: 'string', description: 'ISO 4217' } },
-};
 
 const CART_LINE_SCHEMA: JsonSchema = {
   type: 'object',

@@ -5,6 +5,7 @@
 // inventory_read, `location` locations_read and an item's `product` products_read.
 import { json } from '../../http/door.ts';
 import type { Route, RouteInput } from '../../http/routeTable.ts';
+import { MONEY_SCHEMA } from '../schemas.ts';
 import type { Scope } from '../../auth/scopes.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { nextPageHeaders, MAX_PAGE_SIZE, PAGE_PARAMETER_NAMES, PAGINATION_DOC, readPage } from '../pagination.ts';
@@ -143,15 +144,7 @@ const FILTERS: QueryParameter[] = [
 const NAMES = { ...parameterNames(FILTERS), ...PAGE_PARAMETER_NAMES };
 
 const NULLABLE_STRING = { type: ['string', 'null'] };
-const MONEY_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['amount', 'currency'],
-  properties: {
-    amount: { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', description: 'Decimal amount in the currency, e.g. "12.50"' },
-    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
-  },
-};
+const COST_SCHEMA = { ...MONEY_SCHEMA, additionalProperties: false };
 const NULLABLE_DATE = { type: ['string', 'null'], format: 'date' };
 
 const SHIPMENT_PROPERTIES = {
@@ -172,8 +165,8 @@ const SHIPMENT_PROPERTIES = {
   actual_arrival_date: NULLABLE_DATE,
   freight_type: NULLABLE_STRING,
   payment_terms: NULLABLE_STRING,
-  freight_cost: MONEY_SCHEMA,
-  duty_cost: MONEY_SCHEMA,
+  freight_cost: COST_SCHEMA,
+  duty_cost: COST_SCHEMA,
   items: {
     type: 'array',
     description: `The shipment's lines (up to ${MAX_PAGE_SIZE})`,

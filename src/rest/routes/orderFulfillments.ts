@@ -5,13 +5,13 @@
 // Orders group, 400, 401 and 404 are `{error}` bodies; anything else problem+json.
 import { json } from '../../http/door.ts';
 import type { JsonSchema, Route, RouteInput } from '../../http/routeTable.ts';
+import { ERROR_BODY_SCHEMA } from '../schemas.ts';
 import type { ClassifiedError } from '../../schema/errors.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { checkShape } from '../bodyShape.ts';
 import { problemFromError } from '../problem.ts';
 
 const NULLABLE_STRING: JsonSchema = { type: ['string', 'null'] };
-const ERROR_BODY: JsonSchema = { type: 'object', required: ['error'], properties: { error: { type: 'string' } } };
 
 const SHIPMENT_STATUSES = ['pre_transit', 'unknown', 'in_transit', 'out_for_delivery', 'available_for_pickup', 'delivered', 'return_to_sender', 'failure', 'cancelled', 'error'];
 const STATUS_UPDATES = [...SHIPMENT_STATUSES.filter((s) => s !== 'unknown'), 'stalled_in_transit', 'delayed', 'arriving_early'];
@@ -260,9 +260,9 @@ async function updateStatus(input: RouteInput) {
 
 const FULFILLMENT_RESPONSE: JsonSchema = { type: 'object', required: ['success', 'fulfillment'], properties: { success: { const: true }, fulfillment: FULFILLMENT } };
 const ERRORS = {
-  '400': { description: 'Invalid body; the message names the field', schema: ERROR_BODY },
-  '401': { description: 'Missing, unknown or revoked API secret', schema: ERROR_BODY },
-  '404': { description: 'No such order (or fulfillment) in the store', schema: ERROR_BODY },
+  '400': { description: 'Invalid body; the message names the field', schema: ERROR_BODY_SCHEMA },
+  '401': { description: 'Missing, unknown or revoked API secret', schema: ERROR_BODY_SCHEMA },
+  '404': { description: 'No such order (or fulfillment) in the store', schema: ERROR_BODY_SCHEMA },
 };
 
 export const orderFulfillmentRoutes: Route[] = [

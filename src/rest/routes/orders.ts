@@ -8,6 +8,7 @@
 import type { ExecutionResult } from 'graphql';
 import { json } from '../../http/door.ts';
 import type { JsonSchema, Route, RouteInput } from '../../http/routeTable.ts';
+import { ERROR_BODY_SCHEMA } from '../schemas.ts';
 import type { ClassifiedError } from '../../schema/errors.ts';
 import { defineOperation, runOperation } from '../../schema/execute.ts';
 import { checkShape, withoutNulls } from '../bodyShape.ts';
@@ -96,8 +97,6 @@ const ORDER_RESPONSE: JsonSchema = {
     externalOrderId: { type: 'string', description: 'The orderId of the request' },
   },
 };
-
-const ERROR_BODY: JsonSchema = { type: 'object', additionalProperties: false, required: ['error'], properties: { error: { type: 'string' } } };
 
 const CREATE = defineOperation(`
   mutation RestCreateOrder($input: OrderInput!) {
@@ -277,9 +276,9 @@ export const orderRoutes: Route[] = [
       requestBody: { required: true, schema: ORDER_REQUEST, description: 'Order creation request' },
       responses: {
         '200': { description: 'The order was created', schema: ORDER_RESPONSE },
-        '400': { description: 'Invalid body; the message names the offending field', schema: ERROR_BODY },
-        '401': { description: 'Missing, malformed, unknown or revoked API secret', schema: ERROR_BODY },
-        '409': { description: 'An order with this orderId already exists in the store', schema: ERROR_BODY },
+        '400': { description: 'Invalid body; the message names the offending field', schema: ERROR_BODY_SCHEMA },
+        '401': { description: 'Missing, malformed, unknown or revoked API secret', schema: ERROR_BODY_SCHEMA },
+        '409': { description: 'An order with this orderId already exists in the store', schema: ERROR_BODY_SCHEMA },
       },
     },
     handle: create,
@@ -301,8 +300,8 @@ export const orderRoutes: Route[] = [
       requestBody: { required: true, schema: IMPORT_REQUEST, description: 'The orders, and whether they commit stock' },
       responses: {
         '200': { description: 'Every order was judged: `results` says, by index, which were created and why the others were refused', schema: IMPORT_RESPONSE },
-        '400': { description: 'The body is not a list of 1 to 1,000 orders; nothing was written', schema: ERROR_BODY },
-        '401': { description: 'Missing, malformed, unknown or revoked API secret', schema: ERROR_BODY },
+        '400': { description: 'The body is not a list of 1 to 1,000 orders; nothing was written', schema: ERROR_BODY_SCHEMA },
+        '401': { description: 'Missing, malformed, unknown or revoked API secret', schema: ERROR_BODY_SCHEMA },
       },
     },
     handle: importOrders,
