@@ -24,7 +24,8 @@ import { newId } from '../src/domain/ids.ts';
 import { Decimal } from '../src/domain/money.ts';
 import { createApiClient } from '../src/domain/stores.ts';
 import { createLogger } from '../src/observability/logger.ts';
-import { createContext, type GraphQLContext } from '../src/schema/context.ts';
+import { contextFactory, type GraphQLContext } from '../src/schema/context.ts';
+import { contextServices } from '../src/process/contextServices.ts';
 import { schema } from '../src/schema/index.ts';
 import { createApp } from '../src/process/server.ts';
 import { withReadsInMemory } from './readsInMemory.ts';
@@ -228,7 +229,7 @@ async function benchmark(db: CountingDatabase, label: string): Promise<void> {
     ['graphql-jit', yogaOf(true)],
   ] as const) {
     const m = await measure(db, async () => {
-      const gqlContext = createContext({ db, auth, door: 'v3', logger, requestId: 'bench' });
+      const gqlContext = contextFactory({ db, logger, services: contextServices(config) })({ auth, door: 'v3', requestId: 'bench' });
       const response = await yoga.fetch(
         'http://bench/graphql',
         { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY, variables: { n: 100 } }) },
@@ -244,7 +245,7 @@ async function benchmark(db: CountingDatabase, label: string): Promise<void> {
   const memoryDb = withReadsInMemory(db);
   const yoga = yogaOf(false);
   const inMemory = await measure(db, async () => {
-    const gqlContext = createContext({ db: memoryDb, auth, door: 'v3', logger, requestId: 'bench' });
+    const gqlContext = contextFactory({ db: memoryDb, logger, services: contextServices(config) })({ auth, door: 'v3', requestId: 'bench' });
     const response = await yoga.fetch(
       'http://bench/graphql',
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY, variables: { n: 100 } }) },

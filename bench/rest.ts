@@ -54,9 +54,10 @@ import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT, restReturnList, type RestOrd
 import { formatAmount } from '../src/domain/money.ts';
 import type { DoorResponse } from '../src/http/door.ts';
 import { RouteTable } from '../src/http/routeTable.ts';
-import { createContext, type GraphQLContext } from '../src/schema/context.ts';
+import { contextFactory, type GraphQLContext } from '../src/schema/context.ts';
+import { contextServices } from '../src/process/contextServices.ts';
+import type { CursorSigner } from '../src/schema/keyset.ts';
 import { defineOperation, runOperation, type Operation } from '../src/schema/execute.ts';
-import { encodeCursor } from '../src/schema/keyset.ts';
 import { createApp } from '../src/process/server.ts';
 import { sofaRouter as serviceSofaRouter } from '../src/rest/sofa.ts';
 import { measureLoad, type LoadRequest, type Measured, type Variant } from './load.ts';
@@ -288,7 +289,9 @@ function sharedSofaRouter() {
  */
 async function startBenchServer(db: Database, fixture: Fixture) {
   const logger = createLogger('silent');
-  const contextOf = (auth: AuthContext): GraphQLContext => createContext({ db, auth, door: 'rest', logger, requestId: 'bench' });
+  const services = contextServices(loadConfig({}));
+  const newContext = contextFactory({ db, logger, services });
+  const contextOf = (auth: AuthContext): GraphQLContext => newContext({ auth, door: 'rest', requestId: 'bench' });
 
   // Without authentication (the client resolved once, here) the route handling weighs most.
   const preauthorized = await authorize(db, `Bearer ${fixture.secret}`);
@@ -332,7 +335,7 @@ async function startBenchServer(db: Database, fixture: Fixture) {
     }
     (async () => {
       const body = await readBody(req);
-      if (url.pathname.startsWith('/sql/')) return await sqlRoute(db, url, req, body, res);
+      if (url.pathname.startsWith('/sql/')) return await sqlRoute(db, services.cursors, url, req, body, res);
       if (url.pathname.startsWith('/replay/')) return await replayRoute(db, decodeURIComponent(url.pathname.slice('/replay/'.length)), req, res);
       const auth = await authOf(url, req.headers.authorization);
       if (!auth) return send(res, 401, { error: 'unauthorized' });
@@ -344,7 +347,7 @@ async function startBenchServer(db: Database, fixture: Fixture) {
         const page = { where: {}, orderBy: [{ updatedAt: 'desc' as const }, { id: 'desc' as const }], take: PAGE + 1 };
         const rows = await listReturns(db.reads, auth.store.id, {}, page, RAW_RETURN_INCLUDE);
         const last = rows[PAGE - 1];
-        const next = rows.length > PAGE ? { 'x-page-next': encodeCursor('returns:updatedAt:desc', last.updatedAt, last.id) } : undefined;
+        const next = rows.length > PAGE ? { 'x-page-next': services.cursors.encode('returns:updatedAt:desc', last.updatedAt, last.id) } : undefined;
         return send(res, 200, { returns: rows.slice(0, PAGE) }, next);
       }
       const matched = table.match(req.method ?? 'GET', url.pathname.slice('/table'.length));
@@ -382,7 +385,7 @@ async function startBenchServer(db: Database, fixture: Fixture) {
 }
 
 /** The `sql` variant: what the operation costs with nothing between HTTP and the database. */
-async function sqlRoute(db: Database, url: URL, req: http.IncomingMessage, body: unknown, res: http.ServerResponse): Promise<void> {
+async function sqlRoute(db: Database, cursors: CursorSigner, url: URL, req: http.IncomingMessage, body: unknown, res: http.ServerResponse): Promise<void> {
   const secret = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
   const [client] = await db.sql.query<{ id: string; storeId: string }>(SQL_CLIENT, [hashSecret(secret)]);
   if (!client) return send(res, 401, { error: 'unauthorized' });
@@ -403,7 +406,7 @@ async function sqlRoute(db: Database, url: URL, req: http.IncomingMessage, body:
     const rows = await db.sql.query<{ id: string; updatedAt: string; node: SqlReturn }>(SQL_RETURNS_PAGE, [client.storeId, PAGE + 1]);
     const nodes = rows.slice(0, PAGE).map((row) => sqlReturnNode(row.node));
     const last = rows[PAGE - 1];
-    const next = rows.length > PAGE ? { 'x-page-next': encodeCursor('returns:updatedAt:desc', last.updatedAt, last.id) } : undefined;
+    const next = rows.length > PAGE ? { 'x-page-next': cursors.encode('returns:updatedAt:desc', last.updatedAt, last.id) } : undefined;
     return send(res, 200, restReturnList(nodes), next);
   }
   return send(res, 404, { error: 'no route' });

@@ -17,12 +17,18 @@ import { openDatabase } from '../src/db/client.ts';
 import type { Database } from '../src/db/database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { createStore } from '../src/domain/stores.ts';
-import { configureWebhookAddressPolicy, createWebhookSubscription, systemLookup } from '../src/domain/webhooks.ts';
+import { createWebhookSubscription, systemLookup, type AddressPolicy } from '../src/domain/webhooks.ts';
+import { contextServices } from '../src/process/contextServices.ts';
+import { contextFactory } from '../src/schema/context.ts';
+import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { countNewDeliveries, DEFAULT_CONCURRENCY, WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import { newId } from '../src/domain/ids.ts';
 import { createTestOrder, insertTestReturn } from '../test/support/returnFixtures.ts';
 import { insertEvents, orderViolations, startReceiver, waitFor } from '../test/webhooks/support.ts';
+
+/** The bench's receiver listens on 127.0.0.1. */
+const LOOPBACK: AddressPolicy = { allowLoopback: true, lookup: systemLookup };
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const SUBJECTS = 100;
@@ -75,7 +81,7 @@ async function measure(
     });
   } else {
     subjectIds = Array.from({ length: subjects }, (_, i) => `li_bench${i}`);
-    subscription = await createWebhookSubscription(db.prisma, storeId, { url: receiver.url, topics: ['inventory_level.updated'] });
+    subscription = await createWebhookSubscription(db.prisma, storeId, { url: receiver.url, topics: ['inventory_level.updated'] }, LOOPBACK);
   }
   const backlog = Math.max(EVENTS, subjects);
   const events = Array.from({ length: backlog }, (_, i) => ({
@@ -87,7 +93,11 @@ async function measure(
 
   const handles = await Promise.all(Array.from({ length: dispatcherCount }, () => openDatabase(url, { poolSize: 10 })));
   const dispatchers = handles.map(
-    (handle) => new WebhookDispatcher({ db: handle, logger: createLogger('warn'), policy: { allowLoopback: true, lookup: systemLookup }, concurrency: CONCURRENCY }),
+    (handle) => {
+      const logger = createLogger('warn');
+      const services = contextServices({ ...loadConfig({}), webhooksAllowLoopback: true });
+      return new WebhookDispatcher({ db: handle, logger, policy: LOOPBACK, newContext: contextFactory({ db: handle, logger, services }), concurrency: CONCURRENCY });
+    },
   );
   // Counting the backlog into its queues is the producers' share of the work, as inserting it is: not timed.
   while (await countNewDeliveries(db));
@@ -117,7 +127,6 @@ async function measure(
 export async function run(): Promise<void> {
   const scratch = await scratchDatabase('webhooks');
   const db = await openDatabase(scratch.url, { poolSize: 4 });
-  configureWebhookAddressPolicy({ allowLoopback: true });
   const results: Result[] = [];
   try {
     await applyMigrations(db);

@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   if (config.traces) logger.info('exporting traces', { to: new URL(config.traces.url).origin, serviceName: config.traces.serviceName });
 
   const replicas = config.databaseReplicaUrls.length > 0 ? { urls: config.databaseReplicaUrls, maxLagMs: config.replicaMaxLagMs, redisUrl: config.redisUrl, logger } : undefined;
-  const db = await openDatabase(config.databaseUrl, { shareEmbedded: true, replicas });
+  const db = await openDatabase(config.databaseUrl, { shareEmbedded: true, replicas, searchTimeLimitMs: config.searchTimeLimitMs });
   logger.info('database opened', { kind: db.kind, replicas: db.replicas?.status().length ?? 0, readPositions: db.replicas?.positionStore });
   if (db.kind === 'postgresql' && config.cursorSecret === DEVELOPMENT_CURSOR_SECRET) {
     logger.warn('CURSOR_SECRET is not set: pagination cursors are signed with the public development key, so clients can forge them; set CURSOR_SECRET to a long random value');

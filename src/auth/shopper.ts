@@ -6,31 +6,36 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { AuthContext } from './authenticate.ts';
 
 const LINK_TTL_S = 30 * 24 * 60 * 60;
-let linkKey = crypto.createHash('sha256').update('portal-link:development-cursor-secret').digest();
+/**
+ * Signs the links that open one order's return page for a shopper, and checks them, with a key
+ * derived from CURSOR_SECRET. Made once per process (process/contextServices.ts).
+ */
+export class PortalLinks {
+  readonly #key: Buffer;
 
-/** Set once at start-up; links are signed with a key derived from CURSOR_SECRET. */
-export function configurePortalLinkSecret(secret: string): void {
-  linkKey = crypto.createHash('sha256').update(`portal-link:${secret}`).digest();
-}
+  constructor(secret: string) {
+    this.#key = crypto.createHash('sha256').update(`portal-link:${secret}`).digest();
+  }
 
-function mac(storeId: string, orderId: string, expires: number): string {
-  return crypto.createHmac('sha256', linkKey).update(`${storeId}\n${orderId}\n${expires}`).digest('base64url');
-}
+  #mac(storeId: string, orderId: string, expires: number): string {
+    return crypto.createHmac('sha256', this.#key).update(`${storeId}\n${orderId}\n${expires}`).digest('base64url');
+  }
 
-/** A token that lets a shopper open one order's return page (valid 30 days). */
-export function signPortalToken(storeId: string, orderId: string, now = Date.now()): string {
-  const expires = Math.floor(now / 1000) + LINK_TTL_S;
-  return `${expires}.${mac(storeId, orderId, expires)}`;
-}
+  /** A token that lets a shopper open one order's return page (valid 30 days). */
+  sign(storeId: string, orderId: string, now = Date.now()): string {
+    const expires = Math.floor(now / 1000) + LINK_TTL_S;
+    return `${expires}.${this.#mac(storeId, orderId, expires)}`;
+  }
 
-export function verifyPortalToken(storeId: string, orderId: string, token: string | null | undefined, now = Date.now()): boolean {
-  const match = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token ?? '');
-  if (!match) return false;
-  const expires = Number(match[1]);
-  if (expires * 1000 <= now) return false;
-  const expected = Buffer.from(mac(storeId, orderId, expires));
-  const given = Buffer.from(match[2]);
-  return expected.length === given.length && crypto.timingSafeEqual(expected, given);
+  verify(storeId: string, orderId: string, token: string | null | undefined, now = Date.now()): boolean {
+    const match = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token ?? '');
+    if (!match) return false;
+    const expires = Number(match[1]);
+    if (expires * 1000 <= now) return false;
+    const expected = Buffer.from(this.#mac(storeId, orderId, expires));
+    const given = Buffer.from(match[2]);
+    return expected.length === given.length && crypto.timingSafeEqual(expected, given);
+  }
 }
 
 /**

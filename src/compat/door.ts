@@ -6,14 +6,13 @@ import { authorizeScopes, isAuthFailure, readSecret } from '../auth/authenticate
 import { rateLimitFields } from '../auth/rateLimit.ts';
 import { header, readRequestInput, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
 import { RouteTable } from '../http/routeTable.ts';
-import { createContext } from '../schema/context.ts';
 import type { DoorDeps } from '../http/appDeps.ts';
 import { compatError } from './errors.ts';
 import { compatRoutes } from './routes/index.ts';
 
 export const COMPAT_PREFIX = '/api/v1/warehouse';
 
-export function createCompatDoor({ db, logger }: DoorDeps): Door {
+export function createCompatDoor({ newContext }: DoorDeps): Door {
   const table = new RouteTable(compatRoutes);
 
   /** `Authorization: Bearer`, or the other platform's `X-Authorization` with a bare secret. */
@@ -47,7 +46,7 @@ export function createCompatDoor({ db, logger }: DoorDeps): Door {
     const body = readRequestInput(request, params, malformed);
     if (!body.ok) return compatError(422, body.message);
 
-    const ctx = createContext({ db, auth, door: 'compat', logger, requestId: request.requestId });
+    const ctx = newContext({ auth, door: 'compat', requestId: request.requestId });
     return route.handle({
       request,
       params,

@@ -7,7 +7,7 @@
 //                        replicas when some are given (replicas.ts)
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { ReplicaReads, type ReplicaOptions } from './replicas.ts';
+import { ReplicaReads } from './replicas.ts';
 import { keepPoolAlive, pgChannel, pgSession } from './sqlChannel.ts';
 import {
   observedClients,
@@ -101,7 +101,7 @@ export function describeUrl(url: string): { kind: DatabaseKind; target: string }
 
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
   const { kind, target } = describeUrl(url);
-  if (kind === 'postgresql') return openPostgres(url, target, options.poolSize ?? 10, options.replicas);
+  if (kind === 'postgresql') return openPostgres(url, target, options);
   if (options.replicas && options.replicas.urls.length > 0) {
     throw new DatabaseUrlError(`replicas need a PostgreSQL primary: PGlite ("${url}") has none; unset DATABASE_REPLICA_URLS`);
   }
@@ -138,12 +138,13 @@ export async function checkReachable(pool: pg.Pool, connectionString: string): P
  */
 const CONNECTION_WAIT_MS = 5_000;
 
-async function openPostgres(url: string, connectionString: string, max: number, replicaOptions?: ReplicaOptions): Promise<Database> {
-  const pool = keepPoolAlive(new pg.Pool({ connectionString, max, connectionTimeoutMillis: CONNECTION_WAIT_MS }));
+async function openPostgres(url: string, connectionString: string, options: OpenOptions): Promise<Database> {
+  const replicaOptions = options.replicas;
+  const pool = keepPoolAlive(new pg.Pool({ connectionString, max: options.poolSize ?? 10, connectionTimeoutMillis: CONNECTION_WAIT_MS }));
   // One naming for Prisma, the raw channel and the replicas: each prepares a text once per connection.
   const nameOf = preparedStatementNames();
   // Before the first connection opens: the replicas' routing watches every primary connection's commits.
-  const replicas = replicaOptions && replicaOptions.urls.length > 0 ? new ReplicaReads(pool, nameOf, { poolSize: max, ...replicaOptions }) : undefined;
+  const replicas = replicaOptions && replicaOptions.urls.length > 0 ? new ReplicaReads(pool, nameOf, { poolSize: options.poolSize ?? 10, ...replicaOptions }) : undefined;
   try {
     await checkReachable(pool, connectionString);
     await replicas?.start();
@@ -152,7 +153,7 @@ async function openPostgres(url: string, connectionString: string, max: number, 
     throw error;
   }
   const sql = pgChannel(pool, nameOf);
-  const { prisma, reads, onStatement } = observedClients(new PrismaPg(pool, { statementNameGenerator: nameOf }), replicas?.reads ?? sql);
+  const { prisma, reads, onStatement } = observedClients(new PrismaPg(pool, { statementNameGenerator: nameOf }), replicas?.reads ?? sql, options);
   return {
     kind: 'postgresql',
     url,

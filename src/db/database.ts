@@ -55,6 +55,8 @@ export interface OpenOptions {
   loadDataDir?: Blob;
   /** PostgreSQL streaming replicas for the compiled reads (PostgreSQL only). */
   replicas?: ReplicaOptions;
+  /** How long a read that searches text may run (SEARCH_TIME_LIMIT_MS); reads/reader.ts has the default. */
+  searchTimeLimitMs?: number;
 }
 
 export interface PoolStats {
@@ -90,7 +92,11 @@ export interface ObservedStatement {
 export type StatementListener = (statement: ObservedStatement) => void;
 
 /** A Prisma client, and a reader on `sql`, that report their statements to the listeners of `onStatement`. */
-export function observedClients(adapter: PrismaPg | PrismaPGlite, sql: Pick<SqlChannel, 'query'>): Pick<Database, 'prisma' | 'reads' | 'onStatement'> {
+export function observedClients(
+  adapter: PrismaPg | PrismaPGlite,
+  sql: Pick<SqlChannel, 'query'>,
+  options: Pick<OpenOptions, 'searchTimeLimitMs'>,
+): Pick<Database, 'prisma' | 'reads' | 'onStatement'> {
   const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
   const listeners = new Set<StatementListener>();
   const report = (statement: ObservedStatement) => {
@@ -122,7 +128,7 @@ export function observedClients(adapter: PrismaPg | PrismaPGlite, sql: Pick<SqlC
     query: <T>(text: string, params: unknown[], options?: QueryOptions) =>
       // Only inside a traced request: with tracing off no span is ever active, so this costs one lookup.
       trace.getActiveSpan()?.isRecording() ? inReadSpan(text, () => observed<T>(text, params, options)) : observed<T>(text, params, options),
-  });
+  }, { searchTimeLimitMs: options.searchTimeLimitMs });
   return {
     // The log option only adds the query event; the client is the plain one every layer types.
     prisma: joiningClient(prisma as unknown as PrismaClient),

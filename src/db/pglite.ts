@@ -22,10 +22,10 @@ export async function openPGlite(url: string, target: string, options: OpenOptio
   if (target === 'memory:' || target === '') {
     const pglite = new PGlite({ loadDataDir: options.loadDataDir, startParams: EMBEDDED_START_PARAMS, extensions: PGLITE_EXTENSIONS });
     await pglite.waitReady;
-    return fromPGlite(url, pglite, async () => pglite.close());
+    return fromPGlite(url, pglite, async () => pglite.close(), options);
   }
   const embedded = await openEmbedded(target, { share: options.shareEmbedded ?? false });
-  return fromEmbedded(url, embedded);
+  return fromEmbedded(url, embedded, options);
 }
 
 export function pgliteChannel(pglite: PGlite): SqlChannel {
@@ -40,11 +40,11 @@ export function pgliteChannel(pglite: PGlite): SqlChannel {
   };
 }
 
-function fromPGlite(url: string, pglite: PGlite, close: () => Promise<void>): Database {
+function fromPGlite(url: string, pglite: PGlite, close: () => Promise<void>, options: OpenOptions): Database {
   // Prisma and the raw channel share one view: their named statements live in one session.
   const prepared = withPreparedStatements(pglite, preparedStatementNames());
   const sql = pgliteChannel(prepared);
-  const { prisma, reads, onStatement } = observedClients(new PrismaPGlite(prepared), sql);
+  const { prisma, reads, onStatement } = observedClients(new PrismaPGlite(prepared), sql, options);
   return {
     kind: 'pglite',
     url,
@@ -68,12 +68,12 @@ function fromPGlite(url: string, pglite: PGlite, close: () => Promise<void>): Da
   };
 }
 
-function fromEmbedded(url: string, embedded: EmbeddedHandle): Database {
-  if (embedded.mode === 'owner') return fromPGlite(url, embedded.pglite, embedded.close);
+function fromEmbedded(url: string, embedded: EmbeddedHandle, options: OpenOptions): Database {
+  if (embedded.mode === 'owner') return fromPGlite(url, embedded.pglite, embedded.close, options);
   // Another process owns the directory: talk to it over its socket, one connection.
   const pool = keepPoolAlive(new pg.Pool({ host: embedded.socketDir, user: 'postgres', database: 'postgres', max: 1 }));
   const sql = pgChannel(pool);
-  const { prisma, reads, onStatement } = observedClients(new PrismaPg(pool), sql);
+  const { prisma, reads, onStatement } = observedClients(new PrismaPg(pool), sql, options);
   return {
     kind: 'pglite',
     url,

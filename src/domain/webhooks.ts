@@ -237,17 +237,6 @@ export async function checkWebhookTarget(raw: string, policy: AddressPolicy): Pr
   return { url: parsed, host, addresses };
 }
 
-let configuredPolicy: AddressPolicy = { allowLoopback: false, lookup: systemLookup };
-
-/** Set once at start-up from WEBHOOKS_ALLOW_LOOPBACK; subscriptions are checked with it. */
-export function configureWebhookAddressPolicy(policy: Partial<AddressPolicy>): void {
-  configuredPolicy = { ...configuredPolicy, ...policy };
-}
-
-export function webhookAddressPolicy(): AddressPolicy {
-  return configuredPolicy;
-}
-
 // ---------------------------------------------------------------- subscriptions
 
 const MAX_SECRET_LENGTH = 512;
@@ -318,15 +307,12 @@ function distinctTopics(topics: readonly string[]): Topic[] {
   return [...new Set(topics)] as Topic[];
 }
 
-/**
- * `policy`: the address rules the URL is checked with; the configured ones (WEBHOOKS_ALLOW_LOOPBACK)
- * unless a caller inside the service names others (the demo data's loopback receiver).
- */
+/** `policy`: the address rules the URL is checked with (WEBHOOKS_ALLOW_LOOPBACK's, or the demo data's loopback receiver's). */
 export async function createWebhookSubscription(
   db: Db | Tx,
   storeId: string,
   input: WebhookSubscriptionInput,
-  policy: AddressPolicy = configuredPolicy,
+  policy: AddressPolicy,
 ): Promise<WebhookSubscription> {
   await validate(input, policy);
   return inTransaction(db, (tx) =>
@@ -349,12 +335,13 @@ export async function updateWebhookSubscription(
   storeId: string,
   id: string,
   changes: WebhookSubscriptionChanges,
+  policy: AddressPolicy,
 ): Promise<WebhookSubscription> {
   const existing = await db.webhookSubscription.findFirst({ where: { id, storeId }, select: { id: true } });
   if (!existing) throw new NotFound(`webhook subscription ${id} not found`, { path: 'id' });
   const url = changes.url ?? undefined;
   const topics = changes.topics ?? undefined;
-  await validate({ url, topics, secret: changes.secret, externalId: changes.externalId }, configuredPolicy);
+  await validate({ url, topics, secret: changes.secret, externalId: changes.externalId }, policy);
   return inTransaction(db, async (tx) => {
     if (changes.externalId) await refuseTakenExternalId(tx, storeId, changes.externalId, id);
     return tx.webhookSubscription.update({
@@ -454,8 +441,13 @@ async function backfillReturns(tx: Tx, storeId: string, subscriptionId: string):
 }
 
 /** Creates a return webhook, or updates the store's webhook with the same externalId. */
-export async function saveReturnWebhook(db: Db, storeId: string, input: ReturnWebhookInput): Promise<{ subscription: WebhookSubscription; created: boolean }> {
-  await validate({ url: input.url, secret: input.secret, externalId: input.externalId }, configuredPolicy);
+export async function saveReturnWebhook(
+  db: Db,
+  storeId: string,
+  input: ReturnWebhookInput,
+  policy: AddressPolicy,
+): Promise<{ subscription: WebhookSubscription; created: boolean }> {
+  await validate({ url: input.url, secret: input.secret, externalId: input.externalId }, policy);
   try {
     return await writeReturnWebhook(db, storeId, input);
   } catch (error) {

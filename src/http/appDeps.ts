@@ -8,6 +8,7 @@ import type { LiveFeed } from '../live/feed.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Tracing } from '../observability/telemetry.ts';
+import type { ContextServices, NewContext } from '../schema/context.ts';
 
 export interface DoorDeps {
   db: Database;
@@ -17,6 +18,10 @@ export interface DoorDeps {
   live: LiveFeed;
   /** Present when traces are exported (config.traces); absent, nothing on the request path traces. */
   tracing?: Tracing;
+  /** What every operation of the process shares (cursor and link signing, execution, webhook address rules). */
+  services: ContextServices;
+  /** Each request's GraphQL context, made with `services`. */
+  newContext: NewContext;
 }
 
 export interface AppDeps extends DoorDeps {

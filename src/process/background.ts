@@ -13,7 +13,8 @@ import type { Database } from '../db/database.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { pruneWebState } from '../auth/throttle.ts';
-import { configureWebhookAddressPolicy, webhookAddressPolicy } from '../domain/webhooks.ts';
+import { contextFactory } from '../schema/context.ts';
+import { contextServices } from './contextServices.ts';
 import { ReturnBulkActionWorker } from '../domain/returnBulkActions.ts';
 import { pruneAuditTrail } from '../domain/audit.ts';
 import { inRequestScope } from '../observability/requestScope.ts';
@@ -44,9 +45,17 @@ export function startBackgroundWork({
   metrics?: Metrics;
   pruneIntervalMs?: number;
 }): BackgroundWork {
-  // Subscriptions written through this instance are checked with the same policy its dispatcher delivers with.
-  configureWebhookAddressPolicy({ allowLoopback: config.webhooksAllowLoopback });
-  const dispatcher = config.webhookDispatcher ? new WebhookDispatcher({ db, logger, policy: webhookAddressPolicy(), onAttempt: metrics?.webhookAttempt }) : undefined;
+  // The dispatcher delivers with the address rules the instance's subscriptions were checked with.
+  const services = contextServices(config);
+  const dispatcher = config.webhookDispatcher
+    ? new WebhookDispatcher({
+        db,
+        logger,
+        policy: services.webhookAddressPolicy,
+        newContext: contextFactory({ db, logger, services }),
+        onAttempt: metrics?.webhookAttempt,
+      })
+    : undefined;
   if (dispatcher) {
     // Everything the dispatcher's loop and timers do carries this scope (AsyncLocalStorage follows them).
     inRequestScope({ door: 'job', actor: { kind: 'job', name: 'webhook-dispatcher' } }, () => dispatcher.start());

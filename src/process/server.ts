@@ -11,16 +11,14 @@ import { inRequestedCoding } from '../http/steps/compress.ts';
 import { createGraphQLDoor } from '../v3/door.ts';
 import { createRestDoor } from '../rest/door.ts';
 import { createCompatDoor } from '../compat/door.ts';
-import { configureCursorSecret } from '../schema/keyset.ts';
-import { configureSearchTimeLimit } from '../db/reads/reader.ts';
 import { createSofaDoor } from '../rest/sofa.ts';
 import { createExportsDoor } from '../rest/exports.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
-import { configurePortalLinkSecret } from '../auth/shopper.ts';
 import { createWebDoor } from '../web/door.ts';
 import { createRateLimiter, type RateLimiter } from '../auth/rateLimit.ts';
 import { createAuthenticator, type Authenticator } from '../auth/authenticate.ts';
-import { configureOperationExecution } from '../schema/execute.ts';
+import { contextFactory } from '../schema/context.ts';
+import { contextServices } from './contextServices.ts';
 import { createLiveFeed } from '../live/feed.ts';
 
 
@@ -62,11 +60,18 @@ function closeGracefully(server: http.Server, graceMs: number): Promise<void> {
 }
 
 export function createApp(
-  input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'authenticator' | 'live'> & { metrics?: Metrics; rateLimiter?: RateLimiter; authenticator?: Authenticator },
+  input: Omit<AppDeps, 'metrics' | 'rateLimiter' | 'authenticator' | 'live' | 'services' | 'newContext'> & {
+    metrics?: Metrics;
+    rateLimiter?: RateLimiter;
+    authenticator?: Authenticator;
+  },
 ): App {
   const metrics = input.metrics ?? createMetrics(input.db);
+  const services = contextServices(input.config, input.tracing);
   const deps: AppDeps = {
     ...input,
+    services,
+    newContext: contextFactory({ db: input.db, logger: input.logger, services }),
     authenticator: input.authenticator ?? createAuthenticator(input.db),
     metrics,
     rateLimiter: input.rateLimiter ?? createRateLimiter({ limits: input.config.rateLimits, redisUrl: input.config.redisUrl }),
@@ -78,12 +83,8 @@ export function createApp(
       redisUrl: input.config.redisUrl,
     }),
   };
-  const { db, logger, config, tracing } = deps;
+  const { db, logger, config } = deps;
   const steps = requestSteps(deps);
-  configureCursorSecret(config.cursorSecret);
-  configureSearchTimeLimit(config.searchTimeLimitMs);
-  configurePortalLinkSecret(config.cursorSecret);
-  configureOperationExecution(tracing?.execute);
   // The SOFA door owns /v3/rest/ (but its exports) and must be asked before the v3 door, which takes all of /v3/.
   const doors: Door[] = [createExportsDoor(deps), createSofaDoor(deps), createGraphQLDoor(deps), createRestDoor(deps), createCompatDoor(deps), createWebDoor(deps)];
   const metricsOnMainServer = config.metricsPort === undefined;

@@ -4,7 +4,6 @@
 import { authorizeScopes, authorizeStore, isAuthFailure, readSecret, type AuthContext, type AuthFailure } from '../auth/authenticate.ts';
 import { rateLimitFields, type RateDecision } from '../auth/rateLimit.ts';
 import { header, json, readRequestInput, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
-import { createContext } from '../schema/context.ts';
 import type { DoorDeps } from '../http/appDeps.ts';
 import { problem } from './problem.ts';
 import type { FieldIssue } from '../schema/errors.ts';
@@ -39,7 +38,7 @@ function inDocumentedMediaType(route: Route | undefined, response: DoorResponse)
   return { ...response, headers: { ...response.headers, 'content-type': 'application/json; charset=utf-8' } };
 }
 
-export function createRestDoor({ db, logger }: DoorDeps): Door {
+export function createRestDoor({ newContext }: DoorDeps): Door {
   const table = new RouteTable(restRoutes);
 
   const matchedRoute = (request: Pick<DoorRequest, 'method' | 'url'>): Route | undefined => {
@@ -75,7 +74,7 @@ export function createRestDoor({ db, logger }: DoorDeps): Door {
     if (route.public) {
       const body = readRequestInput(request, params, malformed);
       if (!body.ok) return failure(route, 400, body.message, instance, undefined, body.issues);
-      const ctx = createContext({ db, auth: null, door: 'rest', logger, requestId: request.requestId });
+      const ctx = newContext({ auth: null, door: 'rest', requestId: request.requestId });
       return route.handle({ request, params, query: request.url.searchParams, body: body.value, ctx, instance });
     }
 
@@ -86,7 +85,7 @@ export function createRestDoor({ db, logger }: DoorDeps): Door {
     const body = readRequestInput(request, params, malformed);
     if (!body.ok) return failure(route, 400, body.message, instance, undefined, body.issues);
 
-    const ctx = createContext({ db, auth, door: 'rest', logger, requestId: request.requestId });
+    const ctx = newContext({ auth, door: 'rest', requestId: request.requestId });
     return inDocumentedMediaType(route, await route.handle({ request, params, query: request.url.searchParams, body: body.value, ctx, instance }));
   }
 

@@ -6,7 +6,6 @@ import { isAuthFailure, readSecret } from '../auth/authenticate.ts';
 import type { DoorDeps } from '../http/appDeps.ts';
 import { header, readRequestInput, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
 import { EXPORT_FORMATS, exportParameterNames, listExportAnswer, listExportNamed, type ExportFormat, type ListExport } from '../exports/listExports.ts';
-import { createContext } from '../schema/context.ts';
 import { restRateHeaders } from './door.ts';
 import { problem, problemFromOutcome } from './problem.ts';
 
@@ -22,7 +21,7 @@ function exportOf(pathname: string): { list: ListExport<unknown>; format: Export
   return list && { list, format: match[2] as ExportFormat };
 }
 
-export function createExportsDoor({ db, logger }: DoorDeps): Door {
+export function createExportsDoor({ newContext }: DoorDeps): Door {
   /** The export the request names, or its refusal before the caller matters (no such export, bad input, an unknown parameter). */
   function exportAsked(request: DoorRequest): { list: ListExport<unknown>; format: ExportFormat } | { refused: DoorResponse } {
     const { pathname, searchParams } = request.url;
@@ -48,7 +47,7 @@ export function createExportsDoor({ db, logger }: DoorDeps): Door {
     const { list, format } = asked;
     const auth = request.auth!;
     if (isAuthFailure(auth)) return problem(auth.status, auth.message, { instance });
-    const ctx = createContext({ db, auth, door: 'v3', logger, requestId: request.requestId });
+    const ctx = newContext({ auth, door: 'v3', requestId: request.requestId });
     return listExportAnswer(ctx, list, format, list.variables(searchParams), { refused: (failure) => problemFromOutcome(failure, instance) });
   }
 

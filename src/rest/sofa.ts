@@ -17,7 +17,7 @@ import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { createSofa, createSofaRouter } from 'sofa-api';
 import { isAuthFailure, readSecret } from '../auth/authenticate.ts';
 import { header, readRequestInput, type Door, type DoorRequest, type DoorResponse, type JsonBody } from '../http/door.ts';
-import { createContext, type GraphQLContext } from '../schema/context.ts';
+import type { GraphQLContext } from '../schema/context.ts';
 import { classifyError } from '../schema/errors.ts';
 import { schema } from '../schema/index.ts';
 import type { DoorDeps } from '../http/appDeps.ts';
@@ -89,7 +89,7 @@ function problemResponse(errors: ReadonlyArray<unknown>): Response {
   return new Response(answer.body as string, { status, headers: answer.headers });
 }
 
-export function createSofaDoor({ db, logger, tracing }: DoorDeps): Door {
+export function createSofaDoor({ logger, tracing, newContext }: DoorDeps): Door {
   const names = routeNames(schema);
   // Built at the first /v3/rest request: it costs about a second and most processes never need it.
   let built: ReturnType<typeof sofaRouter> | undefined;
@@ -201,7 +201,7 @@ export function createSofaDoor({ db, logger, tracing }: DoorDeps): Door {
 
     const auth = request.auth!;
     if (isAuthFailure(auth)) return problem(auth.status, auth.message, { instance });
-    const gqlContext = createContext({ db, auth, door: 'v3', logger, requestId: request.requestId });
+    const gqlContext = newContext({ auth, door: 'v3', requestId: request.requestId });
     const response = await viaSofa(request, gqlContext);
     // The name exists but not with this method or shape (GET on a mutation, an id SOFA does not take, ...).
     if (!response || (response.status === 404 && !/problem\+json/.test(response.headers?.['content-type'] ?? ''))) return notFound();

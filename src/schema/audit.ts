@@ -222,6 +222,7 @@ builder.queryField('auditEntries', (t) =>
           occurredAtMax: args.occurredAtMax ?? undefined,
         });
         return keysetConnection({
+          cursors: ctx.services.cursors,
           args,
           sort: { field: 'id', kind: 'number', direction: 'desc' },
           scope: 'auditEntries',

@@ -459,6 +459,7 @@ builder.queryFields((t) => ({
         };
         const search = searchWhere<Prisma.ProductWhereInput>('products', storeIdOf(ctx), args.query);
         return keysetConnection({
+          cursors: ctx.services.cursors,
           args,
           scope: 'products',
           sort: keysetSortOf(PRODUCT_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),
@@ -494,6 +495,7 @@ builder.queryFields((t) => ({
       },
       resolve: (_root, args, ctx, info) =>
         keysetConnection({
+          cursors: ctx.services.cursors,
           args,
           scope: 'productFamilies',
           sort: keysetSortOf(PRODUCT_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),
@@ -521,6 +523,7 @@ builder.queryFields((t) => ({
       },
       resolve: async (_root, args, ctx) => {
         const page = await keysetConnection({
+          cursors: ctx.services.cursors,
           args,
           scope: 'attributes',
           sort: keysetSortOf(ATTRIBUTE_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),

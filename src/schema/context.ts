@@ -5,6 +5,10 @@ import type { AuthContext } from '../auth/authenticate.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { LiveAccess } from '../live/feed.ts';
 import type { Scope } from '../auth/scopes.ts';
+import type { PortalLinks } from '../auth/shopper.ts';
+import type { AddressPolicy } from '../domain/webhooks.ts';
+import type { execute } from 'graphql';
+import type { CursorSigner } from './keyset.ts';
 import { trace } from '@opentelemetry/api';
 import { ATTR_STORE_ID } from '../observability/telemetry.ts';
 import { identifyActor, type Actor } from '../observability/requestScope.ts';
@@ -30,22 +34,42 @@ export interface GraphQLContext {
   cache: Map<unknown, unknown>;
   /** Present where subscriptions are served (a streamed request): the feed and what to do with a reader left behind. */
   live?: LiveAccess;
+  services: ContextServices;
 }
 
-export function createContext(input: {
-  db: Database;
+/** What every operation of the process shares, made once from the configuration (process/contextServices.ts). */
+export interface ContextServices {
+  /** Signs every connection's cursors (CURSOR_SECRET). */
+  cursors: CursorSigner;
+  /** Signs the shopper portal's order links. */
+  portalLinks: PortalLinks;
+  /** How an operation run in-process executes: graphql-js's own, or the traced one (telemetry.ts). */
+  execute: typeof execute;
+  /** The rules a webhook subscription's address is checked with (WEBHOOKS_ALLOW_LOOPBACK). */
+  webhookAddressPolicy: AddressPolicy;
+}
+
+/** What differs between two requests' contexts. */
+export interface ContextRequest {
   auth: AuthContext | null;
   door: Door;
-  logger: Logger;
   requestId: string;
   live?: LiveAccess;
-}): GraphQLContext {
-  // Every door hands its resolved caller over here, so this is where the request's span learns the store.
-  if (input.auth) {
-    trace.getActiveSpan()?.setAttribute(ATTR_STORE_ID, input.auth.store.id);
-    identifyActor(actorOf(input.auth), input.auth.store.id);
-  }
-  return { ...input, prisma: input.db.prisma, reads: input.db.reads, maxPageSize: MAX_PAGE_SIZE[input.door], cache: new Map() };
+}
+
+/** Makes each request's context; doors and background work get one from the composition root. */
+export type NewContext = (request: ContextRequest) => GraphQLContext;
+
+export function contextFactory(shared: { db: Database; logger: Logger; services: ContextServices }): NewContext {
+  const { db, logger, services } = shared;
+  return (request) => {
+    // Every door hands its resolved caller over here, so this is where the request's span learns the store.
+    if (request.auth) {
+      trace.getActiveSpan()?.setAttribute(ATTR_STORE_ID, request.auth.store.id);
+      identifyActor(actorOf(request.auth), request.auth.store.id);
+    }
+    return { ...request, db, logger, services, prisma: db.prisma, reads: db.reads, maxPageSize: MAX_PAGE_SIZE[request.door], cache: new Map() };
+  };
 }
 
 function actorOf(auth: AuthContext): Actor {

@@ -193,6 +193,7 @@ builder.queryFields((t) => ({
         const updatedAt = { ...(args.updatedAtMin ? { gte: args.updatedAtMin } : {}), ...(args.updatedAtMax ? { lt: args.updatedAtMax } : {}) };
         const search = searchWhere<Prisma.CustomerWhereInput>('customers', storeId, args.query);
         return keysetConnection({
+          cursors: ctx.services.cursors,
           args,
           sort: { field: 'updatedAt', kind: 'date', direction: 'desc' },
           scope: 'customers',

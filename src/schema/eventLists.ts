@@ -32,6 +32,7 @@ export function newestEventsFirst<T extends { id: string }>(options: {
   const storeId = storeIdOf(ctx);
   const filters = { ...(args.customerId ? { customerId: String(args.customerId) } : {}), ...(args.eventName ? { eventName: args.eventName } : {}) };
   return keysetConnection({
+    cursors: ctx.services.cursors,
     args,
     sort: { field: 'createdAt', kind: 'date', direction: 'desc' },
     scope: options.scope,

@@ -1,6 +1,6 @@
 // How the REST and compat doors run a GraphQL operation against the schema: the
 // document is parsed and validated once, at first use, and executed in-process.
-import { execute, parse, subscribe, validate, type DocumentNode, type ExecutionResult } from 'graphql';
+import { parse, subscribe, validate, type DocumentNode, type ExecutionResult } from 'graphql';
 import { schema } from './index.ts';
 import type { GraphQLContext } from './context.ts';
 import { classifyError, type ClassifiedError } from './errors.ts';
@@ -22,13 +22,6 @@ export function defineOperation(source: string): Operation {
   return { source, document };
 }
 
-let executeOperation: typeof execute = execute;
-
-/** Runs operations through `traced` (telemetry.ts: the operation span) or, without it, graphql-js's execute. */
-export function configureOperationExecution(traced: typeof execute | undefined): void {
-  executeOperation = traced ?? execute;
-}
-
 export type OperationOutcome<T> = { ok: true; data: T } | { ok: false; error: ClassifiedError; result: ExecutionResult };
 
 /**
@@ -40,7 +33,7 @@ export async function runOperation<T = Record<string, unknown>>(
   variables: Record<string, unknown>,
   ctx: GraphQLContext,
 ): Promise<OperationOutcome<T>> {
-  const result = (await executeOperation({ schema, document: operation.document, variableValues: variables, contextValue: ctx })) as ExecutionResult;
+  const result = (await ctx.services.execute({ schema, document: operation.document, variableValues: variables, contextValue: ctx })) as ExecutionResult;
   return outcomeOf<T>(result, ctx);
 }
 

@@ -220,6 +220,7 @@ builder.queryFields((t) => ({
           ...(createdAt ? { createdAt } : {}),
         };
         return keysetConnection({
+          cursors: ctx.services.cursors,
           args,
           scope: 'inboundShipments',
           sort: keysetSortOf(SHIPMENT_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),

@@ -185,6 +185,7 @@ builder.queryFields((t) => ({
           ...(updatedAt ? { updatedAt } : {}),
         };
         return keysetConnection({
+          cursors: ctx.services.cursors,
           args,
           scope: 'inventoryLevels',
           sort: keysetSortOf(LEVEL_SORT_KEYS[args.orderBy ?? 'UPDATED_AT'], args.reverse),
@@ -221,6 +222,7 @@ builder.queryFields((t) => ({
       },
       resolve: (_root, args, ctx, info) =>
         keysetConnection({
+          cursors: ctx.services.cursors,
           args,
           scope: 'locations',
           sort: keysetSortOf(LOCATION_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),

@@ -87,6 +87,7 @@ builder.queryFields((t) => ({
       },
       resolve: (_root, args, ctx) =>
         keysetConnection({
+          cursors: ctx.services.cursors,
           args,
           scope: 'inventoryItems',
           sort: { field: 'updatedAt', kind: 'date', direction: 'desc' },

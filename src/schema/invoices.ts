@@ -109,6 +109,7 @@ builder.queryFields((t) => ({
       args: { invoiceId: t.arg.id({ required: true, description: 'Id of the invoice (`inv_`)' }) },
       resolve: (_root, args, ctx, info) =>
         keysetConnection({
+          cursors: ctx.services.cursors,
           args,
           // ITEM_ORDER: occurredAt, then id.
           sort: { field: 'occurredAt', kind: 'date', direction: 'asc' },

@@ -54,24 +54,8 @@ export interface Connection<T> {
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
 }
 
-let signingKey = 'development-cursor-secret';
-
-/** Set once at start-up from CURSOR_SECRET, so every instance accepts every instance's cursors. */
-export function configureCursorSecret(secret: string): void {
-  signingKey = secret;
-}
-
 type CursorValue = string | number | null;
 type TieValue = string | number;
-
-function sign(payload: string): string {
-  return crypto.createHmac('sha256', signingKey).update(payload).digest('base64url').slice(0, 22);
-}
-
-export function encodeCursor(scope: string, value: CursorValue, tie: TieValue): string {
-  const payload = Buffer.from(JSON.stringify([scope, value, tie])).toString('base64url');
-  return `${payload}.${sign(payload)}`;
-}
 
 function invalidCursor(): GraphQLError {
   return new GraphQLError('invalid cursor: pass back a cursor exactly as it was returned', {
@@ -79,23 +63,44 @@ function invalidCursor(): GraphQLError {
   });
 }
 
-export function decodeCursor(scope: string, cursor: string): { value: CursorValue; tie: TieValue } {
-  const [payload, signature, extra] = cursor.split('.');
-  if (!payload || !signature || extra !== undefined) throw invalidCursor();
-  const expected = sign(payload);
-  if (signature.length !== expected.length || !crypto.timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) {
-    throw invalidCursor();
+/**
+ * Signs cursors and checks the ones clients pass back, with a key from CURSOR_SECRET, so every
+ * instance accepts every instance's cursors. Made once per process (process/contextServices.ts).
+ */
+export class CursorSigner {
+  readonly #key: string;
+
+  constructor(secret: string) {
+    this.#key = secret;
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
-    throw invalidCursor();
+
+  #sign(payload: string): string {
+    return crypto.createHmac('sha256', this.#key).update(payload).digest('base64url').slice(0, 22);
   }
-  if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== scope || !['string', 'number'].includes(typeof parsed[2])) {
-    throw new GraphQLError('this cursor belongs to another list or ordering', { extensions: { code: 'BAD_USER_INPUT' } });
+
+  encode(scope: string, value: CursorValue, tie: TieValue): string {
+    const payload = Buffer.from(JSON.stringify([scope, value, tie])).toString('base64url');
+    return `${payload}.${this.#sign(payload)}`;
   }
-  return { value: parsed[1] as CursorValue, tie: parsed[2] as TieValue };
+
+  decode(scope: string, cursor: string): { value: CursorValue; tie: TieValue } {
+    const [payload, signature, extra] = cursor.split('.');
+    if (!payload || !signature || extra !== undefined) throw invalidCursor();
+    const expected = this.#sign(payload);
+    if (signature.length !== expected.length || !crypto.timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) {
+      throw invalidCursor();
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      throw invalidCursor();
+    }
+    if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== scope || !['string', 'number'].includes(typeof parsed[2])) {
+      throw new GraphQLError('this cursor belongs to another list or ordering', { extensions: { code: 'BAD_USER_INPUT' } });
+    }
+    return { value: parsed[1] as CursorValue, tie: parsed[2] as TieValue };
+  }
 }
 
 function toCursorValue(value: unknown, kind: SortValueKind): CursorValue {
@@ -136,6 +141,7 @@ function afterCondition(sort: KeysetSort, direction: 'asc' | 'desc', value: unkn
  * merged into the caller's own filters.
  */
 export async function keysetConnection<T extends object>(options: {
+  cursors: CursorSigner;
   args: ConnectionArgs;
   sort: KeysetSort;
   /** Names the list and ordering; a cursor of another list is refused. */
@@ -143,7 +149,7 @@ export async function keysetConnection<T extends object>(options: {
   defaultSize?: number;
   fetch: (query: PageQuery) => Promise<T[]>;
 }): Promise<Connection<T>> {
-  const { args, sort, fetch } = options;
+  const { cursors, args, sort, fetch } = options;
   const scope = `${options.scope}:${sort.field}:${sort.direction}`;
   const backward = args.last != null || args.before != null;
   const size = (backward ? args.last : args.first) ?? options.defaultSize ?? DEFAULT_PAGE_SIZE;
@@ -155,7 +161,7 @@ export async function keysetConnection<T extends object>(options: {
 
   const where: Record<string, unknown> = {};
   if (cursor) {
-    const decoded = decodeCursor(scope, cursor);
+    const decoded = cursors.decode(scope, cursor);
     Object.assign(where, afterCondition(sort, direction, fromCursorValue(decoded.value, sort.kind), decoded.tie, nullsLast));
   }
   const orderBy = [
@@ -174,7 +180,7 @@ export async function keysetConnection<T extends object>(options: {
       node,
       get cursor() {
         const row = node as Record<string, unknown>;
-        return (cursor ??= encodeCursor(scope, toCursorValue(row[sort.field], sort.kind), row[tieBreaker] as TieValue));
+        return (cursor ??= cursors.encode(scope, toCursorValue(row[sort.field], sort.kind), row[tieBreaker] as TieValue));
       },
     };
   });

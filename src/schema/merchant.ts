@@ -5,7 +5,6 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import DataLoader from 'dataloader';
 import { SCOPES, type Scope } from '../auth/scopes.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import { signPortalToken } from '../auth/shopper.ts';
 import { claimedQuantities } from '../domain/returns.ts';
 import { searchHelp, searchWhere } from '../domain/search/kinds.ts';
 import { createApiClient, revokeApiClient } from '../domain/stores.ts';
@@ -111,6 +110,7 @@ builder.queryFields((t) => ({
         const storeId = storeIdOf(ctx);
         const search = searchWhere<Prisma.OrderWhereInput>('orders', storeId, args.query);
         return keysetConnection({
+          cursors: ctx.services.cursors,
           args,
           sort: { field: 'createdAt', kind: 'date', direction: 'desc' },
           scope: 'orders',
@@ -198,6 +198,6 @@ builder.prismaObjectField('Order', 'customerPortalToken', (t) =>
     description: 'Signed token for GET /v2.2/stores/{storeId}/customer-portal?token&order_id (valid 30 days): opens the order in the shopper portal. Needs returns_write.',
     authScopes: { scope: 'returns_write' },
     select: { id: true, storeId: true },
-    resolve: (order) => signPortalToken(order.storeId, order.id),
+    resolve: (order, _args, ctx) => ctx.services.portalLinks.sign(order.storeId, order.id),
   }),
 );

@@ -10,7 +10,6 @@ import { Invalid } from '../domain/errors.ts';
 import { builder } from './builder.ts';
 import { DEFAULT_PAGE_SIZE } from './connectionArgs.ts';
 import { storeIdOf } from './context.ts';
-import { decodeCursor, encodeCursor } from './keyset.ts';
 
 /** Why the privacy operations have a scope of their own (the ApiScope value's description says the same). */
 export const PRIVACY_SCOPE_NOTE =
@@ -93,13 +92,13 @@ const CustomerDataExport = builder.objectRef<ExportHead>('CustomerDataExport').i
           const scope = cursorScope(head);
           let after: { kindIndex: number; id: string } | null = null;
           if (args.after) {
-            const cursor = decodeCursor(scope, args.after);
+            const cursor = ctx.services.cursors.decode(scope, args.after);
             if (typeof cursor.value !== 'number' || !EXPORT_KINDS[cursor.value]) throw new Invalid('after: not a cursor of this export', { path: 'after' });
             after = { kindIndex: cursor.value, id: String(cursor.tie) };
           }
           const size = args.first ?? DEFAULT_PAGE_SIZE;
           const page = size === 0 ? { records: [], hasMore: false } : await exportPage(ctx.prisma, head.storeId, head.person, after, size);
-          const edges = page.records.map((record) => ({ node: record, cursor: encodeCursor(scope, kindIndexOf(record.kind), record.id) }));
+          const edges = page.records.map((record) => ({ node: record, cursor: ctx.services.cursors.encode(scope, kindIndexOf(record.kind), record.id) }));
           return {
             edges,
             pageInfo: {

@@ -134,6 +134,7 @@ builder.queryFields((t) => ({
           ...(createdAt ? { createdAt } : {}),
         };
         return keysetConnection({
+          cursors: ctx.services.cursors,
           args,
           scope: 'purchaseOrders',
           sort: keysetSortOf(PURCHASE_ORDER_SORT_KEYS[args.orderBy ?? 'CREATED_AT'], args.reverse),

@@ -707,6 +707,7 @@ builder.queryFields((t) => ({
         const sort: KeysetSort = { field, kind: field === 'total' ? 'string' : 'date', direction: args.reverse ? 'asc' : 'desc' };
         const query = returnQuery(ctx, info, [['edges', 'node'], ['nodes']]);
         return keysetConnection<Plain<ReturnRow>>({
+          cursors: ctx.services.cursors,
           args,
           sort,
           scope: 'returns',
@@ -745,6 +746,7 @@ builder.queryFields((t) => ({
       resolve: (_root, args, ctx, info) => {
         const query = returnQuery(ctx, info, [['edges', 'node'], ['nodes']]);
         return keysetConnection<Plain<ReturnRow>>({
+          cursors: ctx.services.cursors,
           args,
           // listAsnRows' order: creation, then number (unique, and the order the returns were made in).
           sort: { field: 'createdAt', kind: 'date', direction: 'asc', tieBreaker: 'number' },

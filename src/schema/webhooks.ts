@@ -281,6 +281,7 @@ builder.queryFields((t) => ({
       resolve: (_root, args, ctx, info) => {
         const storeId = storeIdOf(ctx);
         return keysetConnection({
+          cursors: ctx.services.cursors,
           args,
           sort: { field: 'createdAt', kind: 'date', direction: 'desc' },
           scope: 'webhookSubscriptions',
@@ -323,6 +324,7 @@ builder.queryFields((t) => ({
       },
       resolve: (_root, args, ctx, info) =>
       keysetConnection({
+        cursors: ctx.services.cursors,
         args,
         sort: { field: 'createdAt', kind: 'date', direction: 'desc' },
         scope: `webhookDeliveries:${args.subscriptionId}`,
@@ -362,7 +364,7 @@ function webhookSubscriptionCreateField(t: MutationFieldBuilder, input: typeof W
     deprecationReason,
     authScopes: { scope: 'webhooks_write' },
     args: { input: t.arg({ type: input, required: true, description: 'The URL, its topics, and optionally a secret and whether it starts enabled' }) },
-    resolve: async (_query, _root, args, ctx) => toPlain(await createWebhookSubscription(ctx.prisma, storeIdOf(ctx), args.input)),
+    resolve: async (_query, _root, args, ctx) => toPlain(await createWebhookSubscription(ctx.prisma, storeIdOf(ctx), args.input, ctx.services.webhookAddressPolicy)),
   });
 }
 
@@ -381,7 +383,7 @@ function webhookSubscriptionUpdateField(t: MutationFieldBuilder, input: typeof W
       id: t.arg.id({ required: true, description: SUBSCRIPTION_ID }),
       input: t.arg({ type: input, required: true, description: 'The fields to change; absent ones stay as they are' }),
     },
-    resolve: async (_query, _root, args, ctx) => toPlain(await updateWebhookSubscription(ctx.prisma, storeIdOf(ctx), String(args.id), args.input)),
+    resolve: async (_query, _root, args, ctx) => toPlain(await updateWebhookSubscription(ctx.prisma, storeIdOf(ctx), String(args.id), args.input, ctx.services.webhookAddressPolicy)),
   });
 }
 
@@ -399,7 +401,7 @@ function returnWebhookSaveField(t: MutationFieldBuilder, input: typeof ReturnWeb
     deprecationReason,
     authScopes: { scope: 'webhooks_write' },
     args: { input: t.arg({ type: input, required: true, description: 'The webhook: url, payload kind, and optionally secret, externalId and backfill' }) },
-    resolve: (_root, args, ctx) => saveReturnWebhook(ctx.prisma, storeIdOf(ctx), args.input),
+    resolve: (_root, args, ctx) => saveReturnWebhook(ctx.prisma, storeIdOf(ctx), args.input, ctx.services.webhookAddressPolicy),
   });
 }
 

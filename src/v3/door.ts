@@ -10,7 +10,7 @@
 import { createGraphQLError, createYoga, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import { execute, getOperationAST, parse, printSchema, subscribe } from 'graphql';
 import { schema } from '../schema/index.ts';
-import { createContext, type GraphQLContext } from '../schema/context.ts';
+import type { GraphQLContext } from '../schema/context.ts';
 import { classifyError, toGraphQLError } from '../schema/errors.ts';
 import { readSecret, isAuthFailure } from '../auth/authenticate.ts';
 import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
@@ -163,7 +163,7 @@ function eventStreamText(body: ReadableStream<Uint8Array>, onEnd: () => void): A
   return text;
 }
 
-export function createGraphQLDoor({ db, logger, config, tracing, live }: DoorDeps): Door {
+export function createGraphQLDoor({ db, logger, config, tracing, live, newContext }: DoorDeps): Door {
   const openStreams = openStreamsUpTo(config.subscriptions.perClient);
 
   const sdl = printSchema(schema);
@@ -227,7 +227,7 @@ export function createGraphQLDoor({ db, logger, config, tracing, live }: DoorDep
       const auth = request.auth!;
       if (isAuthFailure(auth)) return graphqlError(auth.status, auth.status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', auth.message);
       if (!(header(request, 'accept') ?? '').includes('text/event-stream')) {
-        return runYoga(request, createContext({ db, auth, door: 'v3', logger, requestId: request.requestId }));
+        return runYoga(request, newContext({ auth, door: 'v3', requestId: request.requestId }));
       }
 
       // An event stream (a subscription) holds one of its client's slots until the stream ends.
@@ -240,7 +240,7 @@ export function createGraphQLDoor({ db, logger, config, tracing, live }: DoorDep
       const { access, cut } = streamAccess(live, logger, { requestId: request.requestId, clientId });
       let response: DoorResponse;
       try {
-        response = await runYoga(request, createContext({ db, auth, door: 'v3', logger, requestId: request.requestId, live: access }), slot.release);
+        response = await runYoga(request, newContext({ auth, door: 'v3', requestId: request.requestId, live: access }), slot.release);
       } catch (error) {
         slot.release();
         throw error;

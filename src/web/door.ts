@@ -7,7 +7,6 @@ import { checkLogin, endSession, loadSession, sameCsrfToken, SESSION_TTL_MS, sta
 import { shopperAuth } from '../auth/shopper.ts';
 import { consumeThrottle, releaseThrottle } from '../auth/throttle.ts';
 import type { Door, DoorRequest, DoorResponse } from '../http/door.ts';
-import { createContext } from '../schema/context.ts';
 import { badParameters } from '../http/inputText.ts';
 import type { DoorDeps } from '../http/appDeps.ts';
 import { dashboard, dashboardRouteOf } from './dashboard/routes.ts';
@@ -32,7 +31,7 @@ function segmentsOf(path: string): string[] | null {
 }
 
 export function createWebDoor(deps: DoorDeps): Door {
-  const { db, logger, config } = deps;
+  const { db, config, newContext } = deps;
   const returnEvents = createReturnEvents(deps);
 
   function formToken(request: DoorRequest): { token: string; setCookie?: string } {
@@ -107,7 +106,7 @@ export function createWebDoor(deps: DoorDeps): Door {
       merchantUser: session.user,
     };
     if (events && request.method === 'GET') return returnEvents(request, auth, async () => (await loadSession(db.prisma, token)) !== null);
-    const ctx = createContext({ db, auth, door: 'web', logger, requestId: request.requestId });
+    const ctx = newContext({ auth, door: 'web', requestId: request.requestId });
     const secure = isHttps(request);
     const flash = request.method === 'GET' ? readFlash(cookies(request).get(FLASH_COOKIE)) : undefined;
     const response = await dashboard({
@@ -130,7 +129,7 @@ export function createWebDoor(deps: DoorDeps): Door {
     const auth = storeId ? await shopperAuth(db.prisma, storeId, form.token) : null;
     const withCookie = (response: DoorResponse) => (form.setCookie ? { ...response, headers: { ...response.headers, 'set-cookie': form.setCookie } } : response);
     if (!auth) return withCookie(page(404, { title: 'Not found', body: html`<p>There is no such store.</p>` }));
-    const ctx = createContext({ db, auth, door: 'web', logger, requestId: request.requestId });
+    const ctx = newContext({ auth, door: 'web', requestId: request.requestId });
     const body = formBody(request);
     const portalRequest = { ctx, storeId: auth.store.id, storeName: auth.store.name, method: request.method, segments: rest, query: request.url.searchParams, form: body, csrfToken: form.token };
     if (request.method === 'POST') {

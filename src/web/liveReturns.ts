@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import type { AuthContext } from '../auth/authenticate.ts';
 import type { DoorDeps } from '../http/appDeps.ts';
 import type { DoorRequest, DoorResponse } from '../http/door.ts';
-import { createContext } from '../schema/context.ts';
 import { runSubscription, type OperationOutcome } from '../schema/execute.ts';
 import { html } from './html.ts';
 import { page, SECURITY_HEADERS } from './http.ts';
@@ -92,7 +91,7 @@ function eventStreamText(
   return text;
 }
 
-export function createReturnEvents({ db, logger, config, live }: DoorDeps) {
+export function createReturnEvents({ logger, config, live, newContext }: DoorDeps) {
   const openStreams = openStreamsUpTo(config.subscriptions.perClient);
 
   /** The stream for a signed-in merchant user (`auth` as the dashboard's pages get it), as long as `stillSignedIn`. */
@@ -103,7 +102,7 @@ export function createReturnEvents({ db, logger, config, live }: DoorDeps) {
       return page(429, { title: 'Too many live pages', body: html`<p>${slot.refused} pages of this user are already following changes; close one first.</p>` }, { 'retry-after': '1' });
     }
     const { access, cut } = streamAccess(live, logger, { requestId: request.requestId, userId });
-    const ctx = createContext({ db, auth, door: 'web', logger, requestId: request.requestId, live: access });
+    const ctx = newContext({ auth, door: 'web', requestId: request.requestId, live: access });
     let subscribed;
     try {
       subscribed = await runSubscription(ops.returnUpdates, {}, ctx);

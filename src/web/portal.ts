@@ -2,7 +2,7 @@
 // returnable lines -> a return created with the same returnCreate mutation as every
 // door -> the order's return statuses. An unknown order and a wrong e-mail get the
 // same answer.
-import { signPortalToken, verifyPortalToken } from '../auth/shopper.ts';
+import type { PortalLinks } from '../auth/shopper.ts';
 import type { DoorResponse } from '../http/door.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import { runOperation } from '../schema/execute.ts';
@@ -56,11 +56,11 @@ async function lookup(req: PortalRequest): Promise<DoorResponse> {
   const outcome = await runOperation<{ shopperOrder: { id: string } | null }>(ops.portalFindOrder, { name: normalized, email }, req.ctx);
   const order = outcome.ok ? outcome.data.shopperOrder : null;
   if (!order) return lookupPage(req, 404, NOT_FOUND_MESSAGE, typed);
-  return redirect(orderLink(req.storeId, order.id));
+  return redirect(orderLink(req.ctx.services.portalLinks, req.storeId, order.id));
 }
 
-export function orderLink(storeId: string, orderId: string): string {
-  return `/portal/${encodeURIComponent(storeId)}/orders/${encodeURIComponent(orderId)}?token=${encodeURIComponent(signPortalToken(storeId, orderId))}`;
+export function orderLink(links: PortalLinks, storeId: string, orderId: string): string {
+  return `/portal/${encodeURIComponent(storeId)}/orders/${encodeURIComponent(orderId)}?token=${encodeURIComponent(links.sign(storeId, orderId))}`;
 }
 
 interface PortalOrder {
@@ -173,7 +173,7 @@ export async function portal(req: PortalRequest): Promise<DoorResponse> {
   if (section === 'lookup' && !orderId && req.method === 'POST') return lookup(req);
   if (section === 'orders' && orderId) {
     const token = (req.method === 'POST' ? req.form.get('token') : req.query.get('token')) ?? '';
-    if (!verifyPortalToken(req.storeId, orderId, token)) return lookupPage(req, 404, NOT_FOUND_MESSAGE);
+    if (!req.ctx.services.portalLinks.verify(req.storeId, orderId, token)) return lookupPage(req, 404, NOT_FOUND_MESSAGE);
     if (!action && get) return orderPage(req, orderId, token);
     if (action === 'returns' && req.segments.length === 3 && req.method === 'POST') return createReturn(req, orderId, token);
   }

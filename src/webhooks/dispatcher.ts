@@ -21,6 +21,7 @@ import { newId } from '../domain/ids.ts';
 import type { Logger } from '../observability/logger.ts';
 import { AttemptAborted, createSender, type AttemptOutcome, type Sender } from './delivery.ts';
 import { deliveryBody, ReturnReader, SubjectGone, type DeliveredEvent } from './payloads.ts';
+import type { NewContext } from '../schema/context.ts';
 
 export interface RetrySchedule {
   /** Delay after the first failed attempt; each later one doubles it. */
@@ -45,6 +46,8 @@ export interface DispatcherOptions {
   db: Database;
   logger: Logger;
   policy: AddressPolicy;
+  /** The contexts the operations that read a delivery's payload run in. */
+  newContext: NewContext;
   retry?: RetrySchedule;
   /** Whole-attempt deadline: resolving, connecting, sending and reading the answer. */
   timeoutMs?: number;
@@ -267,7 +270,7 @@ export class WebhookDispatcher {
     this.claimBatch = Math.max(1, Math.floor(this.concurrency / 4));
     this.instanceId = options.instanceId ?? `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
     this.onAttempt = options.onAttempt;
-    this.returns = new ReturnReader(this.db, this.logger);
+    this.returns = new ReturnReader(options.newContext);
     this.sender = createSender({ policy: options.policy, timeoutMs, maxSockets: this.concurrency, trustedCa: options.trustedCa });
   }
 

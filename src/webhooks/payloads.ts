@@ -6,9 +6,7 @@
 // a field or value that its published shape does not allow.
 import DataLoader from 'dataloader';
 import type { ReturnStatus, StoreKind, WebhookPayload } from '../generated/prisma/client.ts';
-import type { Database } from '../db/database.ts';
 import { RETURN_BACKFILL_TOPIC } from '../domain/webhooks.ts';
-import type { Logger } from '../observability/logger.ts';
 import {
   COMPAT_RETURN_FRAGMENT,
   loopLabelWebhook,
@@ -19,7 +17,7 @@ import {
   type LoopTrigger,
 } from '../formats/loopReturn.ts';
 import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT, restOrder, restReturn, type RestOrderNode, type RestReturnNode } from '../formats/restReturn.ts';
-import { createContext } from '../schema/context.ts';
+import type { NewContext } from '../schema/context.ts';
 import { defineOperation, runOperation } from '../schema/execute.ts';
 
 export interface DeliveredEvent {
@@ -73,10 +71,7 @@ interface ReturnRequest {
 export class ReturnReader {
   private readonly loader: DataLoader<ReturnRequest, unknown>;
 
-  constructor(
-    private readonly db: Database,
-    private readonly logger: Logger,
-  ) {
+  constructor(private readonly newContext: NewContext) {
     // Not cached beyond a batch: each delivery shows the return as it is when it is made.
     this.loader = new DataLoader((requests) => this.readBatch(requests), { cache: false });
   }
@@ -107,15 +102,13 @@ export class ReturnReader {
   private async readGroup(group: ReturnRequest[]): Promise<Map<string, unknown>> {
     const [{ payload, event }] = group;
     const ids = [...new Set(group.map((request) => request.event.subjectId))];
-    const ctx = createContext({
-      db: this.db,
+    const ctx = this.newContext({
       auth: {
         store: { id: event.storeId, name: event.storeName, kind: event.storeKind },
         client: { id: 'webhook-dispatcher', name: 'webhook dispatcher' },
         scopes: new Set(['returns_read', 'orders_read']),
       },
       door: 'internal',
-      logger: this.logger,
       requestId: event.eventId,
     });
     const operation = payload === 'REDO' ? returnOperations().redo : returnOperations().loop;

@@ -19,7 +19,7 @@ import { exportDump, importDump, type TransferSummary } from '../../src/db/trans
 import { seedDemo, DEMO_USER_EMAIL } from '../../src/domain/demo.ts';
 import { setReturnTags } from '../../src/domain/returns.ts';
 import { upsertReturnTag } from '../../src/domain/returnTags.ts';
-import { configureWebhookAddressPolicy, createWebhookSubscription } from '../../src/domain/webhooks.ts';
+import { createWebhookSubscription } from '../../src/domain/webhooks.ts';
 import { checkLogin } from '../../src/auth/merchantUsers.ts';
 import { createMerchantUser } from '../../src/domain/merchantUsers.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
@@ -27,6 +27,7 @@ import { createEmptyPostgresDatabase } from '../support/db.ts';
 import { createTestOrder, insertTestReturn, type TestOrder } from '../support/returnFixtures.ts';
 import { call, createTestStore, startTestServer, type TestStore } from '../support/server.ts';
 import { emit, orderViolations, startReceiver, startTestDispatcher, waitFor, type Receiver } from '../webhooks/support.ts';
+import { LOOPBACK_ALLOWED } from '../support/contexts.ts';
 
 const run = promisify(execFile);
 const TSX = path.resolve('node_modules/.bin/tsx');
@@ -114,7 +115,6 @@ async function cli(databaseUrl: string, ...args: string[]): Promise<{ code: numb
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('moving from the embedded database to PostgreSQL', { timeout: 240_000 }, () => {
   beforeAll(async () => {
-    configureWebhookAddressPolicy({ allowLoopback: true });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'transfer-test-'));
     sourceUrl = `pglite:${path.join(dir, 'source')}`;
     dumpFile = path.join(dir, 'dump.sql');
@@ -136,7 +136,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('moving from the embedded databa
       await upsertReturnTag(source.prisma, shop.storeId, { name: 'vip\tcustomer', pillTheme: 'PRIMARY' });
       await setReturnTags(source.prisma, shop.storeId, { id: first.id }, ['fragile', 'vip\tcustomer']);
 
-      await createWebhookSubscription(source.prisma, shop.storeId, { url: `${receiver.url}/hooks`, topics: ['customer.updated'] });
+      await createWebhookSubscription(source.prisma, shop.storeId, { url: `${receiver.url}/hooks`, topics: ['customer.updated'] }, LOOPBACK_ALLOWED);
       for (let n = 1; n <= 5; n++) await emit(source, shop.storeId, 'customer.updated', 'cus_a', { n });
       const dispatcher = startDispatcher(source);
       await waitFor(() => received('cus_a').includes(3), 'event 3 of cus_a to be in flight');

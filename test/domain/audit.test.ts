@@ -18,11 +18,12 @@ import { inRequestScope, type RequestScope } from '../../src/observability/reque
 import { processReturn } from '../../src/domain/returns.ts';
 import { createApiClient, createStore } from '../../src/domain/stores.ts';
 import { inTransaction } from '../../src/domain/tx.ts';
-import { configureWebhookAddressPolicy, createWebhookSubscription, updateWebhookSubscription } from '../../src/domain/webhooks.ts';
+import { createWebhookSubscription, updateWebhookSubscription } from '../../src/domain/webhooks.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { seedLevel, seedLocation, seedProduct } from '../support/inventoryFixtures.ts';
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
+import { LOOPBACK_ALLOWED } from '../support/contexts.ts';
 
 /** Every table that is not audited, and why (the migration audit_trail says the same). */
 const NOT_AUDITED: Record<string, string> = {
@@ -171,15 +172,14 @@ describe('an entry', () => {
   });
 
   it('hides secrets while recording that they changed', async () => {
-    configureWebhookAddressPolicy({ allowLoopback: true });
     const { id: clientId } = await inRequestScope(asClient('apiClientCreate', 'req-client'), () => createApiClient(db.prisma, { storeId, name: 'reporting', scopes: ['orders_read'] }));
     const [client] = await entries(`"objectKind" = 'ApiClient' AND "objectId" = $1`, [clientId]);
     expect(client.changes.secretHash).toEqual({ after: '[hidden]' });
     const subscription = await inRequestScope(asClient('webhookSubscriptionCreate', 'req-hook-1'), () =>
-      createWebhookSubscription(db.prisma, storeId, { url: 'http://127.0.0.1:9/in', topics: ['order.created'], secret: 'first-secret-value' }),
+      createWebhookSubscription(db.prisma, storeId, { url: 'http://127.0.0.1:9/in', topics: ['order.created'], secret: 'first-secret-value' }, LOOPBACK_ALLOWED),
     );
     await inRequestScope(asClient('webhookSubscriptionUpdate', 'req-hook-2'), () =>
-      updateWebhookSubscription(db.prisma, storeId, subscription.id, { url: 'http://127.0.0.1:10/elsewhere', secret: 'second-secret-value' }),
+      updateWebhookSubscription(db.prisma, storeId, subscription.id, { url: 'http://127.0.0.1:10/elsewhere', secret: 'second-secret-value' }, LOOPBACK_ALLOWED),
     );
     const [changed] = await entries(`"requestId" = 'req-hook-2'`);
     expect(changed.changes).toEqual({ url: { before: 'http://127.0.0.1:9/in', after: 'http://127.0.0.1:10/elsewhere' }, secret: { before: '[hidden]', after: '[hidden]' } });

@@ -13,13 +13,14 @@ import { DEMO_WEBHOOK_URL } from '../../src/domain/demo/webhooks.ts';
 import { availableOf } from '../../src/domain/inventory.ts';
 import { Decimal } from '../../src/domain/money.ts';
 import { createApiClient, createStore } from '../../src/domain/stores.ts';
-import { configureWebhookAddressPolicy, createWebhookSubscription, recordFinishedDeliveries } from '../../src/domain/webhooks.ts';
+import { createWebhookSubscription, recordFinishedDeliveries } from '../../src/domain/webhooks.ts';
 import { checkLogin } from '../../src/auth/merchantUsers.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import type { Metrics } from '../../src/observability/metrics.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { rowCounts } from '../support/counts.ts';
 import { emit, startReceiver, startTestDispatcher, waitFor } from '../webhooks/support.ts';
+import { LOOPBACK_ALLOWED } from '../support/contexts.ts';
 
 let db: Database;
 let seed: Extract<DemoSeed, { seeded: true }>;
@@ -260,11 +261,10 @@ describe('webhooks', () => {
   });
 
   it('is never attempted: neither a dispatcher nor the service background work tries it, while they deliver for another store', async () => {
-    configureWebhookAddressPolicy({ allowLoopback: true });
     const receiver = await startReceiver();
     const other = await createStore(db.prisma, { name: 'Control store' });
     await createApiClient(db.prisma, { storeId: other.id, name: 'control', scopes: ['returns_read'] });
-    await createWebhookSubscription(db.prisma, other.id, { url: `${receiver.url}/hook`, topics: ['order.created'] });
+    await createWebhookSubscription(db.prisma, other.id, { url: `${receiver.url}/hook`, topics: ['order.created'] }, LOOPBACK_ALLOWED);
     const demo = await db.prisma.webhookSubscription.findFirstOrThrow({ where: { storeId } });
     const demoHistory = () =>
       db.prisma.webhookDelivery.findMany({ where: { subscriptionId: demo.id }, orderBy: { id: 'asc' }, include: { attempts: { orderBy: { attemptNumber: 'asc' } } } });

@@ -13,7 +13,7 @@ import { eraseCustomer, eraseStoreCustomerData } from '../../src/domain/privacy/
 import { EXPORT_KINDS, exportPage, type ExportRecord } from '../../src/domain/privacy/export.ts';
 import { findPerson, personKeyOf, type PersonKey } from '../../src/domain/privacy/person.ts';
 import { PERSONAL_DATA } from '../../src/domain/privacy/personalData.ts';
-import { configureWebhookAddressPolicy, replayWebhookSubscription, systemLookup } from '../../src/domain/webhooks.ts';
+import { replayWebhookSubscription } from '../../src/domain/webhooks.ts';
 import {
   GRACE,
   ZOE,
@@ -69,7 +69,6 @@ async function deliveriesSettled(): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  configureWebhookAddressPolicy({ allowLoopback: true });
   server = await startTestServer({ webhooksAllowLoopback: true });
   store = await createTestStore(server.db);
   receiver = await startEchoReceiver();
@@ -87,7 +86,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  configureWebhookAddressPolicy({ allowLoopback: false, lookup: systemLookup });
   await receiver?.close();
   await server?.close();
 });

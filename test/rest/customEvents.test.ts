@@ -5,7 +5,6 @@
 // application/json (as the document declares) and write nothing. Every answer is checked
 // against the reference document by call().
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { configureWebhookAddressPolicy, systemLookup } from '../../src/domain/webhooks.ts';
 import { rowCounts } from '../support/counts.ts';
 import { addApiClient, call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { startReceiver, startTestDispatcher, waitFor, type Receiver } from '../webhooks/support.ts';
@@ -16,7 +15,6 @@ let other: TestStore;
 const cleanups: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
-  configureWebhookAddressPolicy({ allowLoopback: true });
   server = await startTestServer({ webhooksAllowLoopback: true });
   store = await createTestStore(server.db);
   other = await createTestStore(server.db, { name: 'Other store' });
@@ -25,7 +23,6 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
 afterAll(async () => {
-  configureWebhookAddressPolicy({ allowLoopback: false, lookup: systemLookup });
   await server?.close();
 });
 

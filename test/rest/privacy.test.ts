@@ -8,9 +8,7 @@ import { Prisma } from '../../src/generated/prisma/client.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES, type Scope } from '../../src/auth/scopes.ts';
 import { loadConfig } from '../../src/config.ts';
-import { configureWebhookAddressPolicy, systemLookup } from '../../src/domain/webhooks.ts';
 import { createLogger, type Logger } from '../../src/observability/logger.ts';
-import { createContext } from '../../src/schema/context.ts';
 import { createApp, type App } from '../../src/process/server.ts';
 import { dashboard } from '../../src/web/dashboard/routes.ts';
 import { createTestDatabase } from '../support/db.ts';
@@ -18,6 +16,7 @@ import { GRACE, ZOE, seedPerson, startEchoReceiver, subscribeToEverything, value
 import { addApiClient, call, createTestStore, graphql, type TestServer, type TestStore } from '../support/server.ts';
 import { startTestDispatcher, waitFor } from '../webhooks/support.ts';
 import { signedIn, WebClient } from '../web/helpers.ts';
+import { testContexts } from '../support/contexts.ts';
 
 let server: TestServer;
 let app: App;
@@ -41,7 +40,6 @@ interface ExportDocument {
 }
 
 beforeAll(async () => {
-  configureWebhookAddressPolicy({ allowLoopback: true });
   const db = await createTestDatabase();
   const config = { ...loadConfig({ LOG_LEVEL: 'debug' }), webhooksAllowLoopback: true };
   logger = createLogger('debug', { write: (line: string) => void logged.push(line) });
@@ -73,7 +71,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  configureWebhookAddressPolicy({ allowLoopback: false, lookup: systemLookup });
   await receiver?.close();
   await server?.close();
 });
@@ -223,11 +220,9 @@ describe('dashboard', () => {
   it('refuses a session without customers_privacy, and a signed-out visitor', async () => {
     const user = await server.db.prisma.merchantUser.findFirstOrThrow({ where: { storeId: store.storeId } });
     const storeRow = await server.db.prisma.store.findUniqueOrThrow({ where: { id: store.storeId } });
-    const ctx = createContext({
-      db: server.db,
+    const ctx = testContexts(server.db)({
       auth: { store: storeRow, client: { id: user.id, name: user.email }, scopes: new Set(without('customers_privacy')), merchantUser: user } as never,
       door: 'web',
-      logger,
       requestId: 'test',
     });
     const request = (method: string, segments: string[], form: Record<string, string> = {}) =>

@@ -9,12 +9,13 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.ts';
-import { configureWebhookAddressPolicy, systemLookup } from '../../src/domain/webhooks.ts';
+import { systemLookup } from '../../src/domain/webhooks.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { referenceClient, referenceWebhookProblems } from '../support/reference.ts';
 import { emit, loopbackCertificate, startReceiver, waitFor, type ReceivedRequest, type Receiver } from '../webhooks/support.ts';
+import { testContexts } from '../support/contexts.ts';
 
 let server: TestServer;
 let store: TestStore;
@@ -22,7 +23,6 @@ let receiver: Receiver;
 let dispatcher: WebhookDispatcher;
 
 beforeAll(async () => {
-  configureWebhookAddressPolicy({ allowLoopback: true, lookup: systemLookup });
   server = await startTestServer({ webhooksAllowLoopback: true });
   store = await createTestStore(server.db, { name: 'Harbour Goods' });
   // The document allows https callbacks only: the receiver serves https with a certificate the dispatcher is told to trust.
@@ -32,6 +32,7 @@ beforeAll(async () => {
     db: server.db,
     logger: createLogger('silent'),
     policy: { allowLoopback: true, lookup: systemLookup },
+    newContext: testContexts(server.db),
     pollIntervalMs: 20,
     trustedCa: tls.cert,
   });
@@ -40,7 +41,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await dispatcher?.stop(100);
   await receiver?.close();
-  configureWebhookAddressPolicy({ allowLoopback: false });
   await server?.close();
 });
 

@@ -4,8 +4,7 @@
 // shown here, since the document cannot describe them. Every answer is checked against the
 // document by call(); refused requests write nothing. Payloads received by a subscriber are
 // tested end to end in referenceClientReturns.test.ts.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { configureWebhookAddressPolicy } from '../../src/domain/webhooks.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowCounts } from '../support/counts.ts';
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
 import { addApiClient, call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
@@ -18,12 +17,10 @@ let other: TestStore;
 const PUBLIC_URL = 'https://93.184.215.14/hooks';
 
 beforeAll(async () => {
-  configureWebhookAddressPolicy({ allowLoopback: false });
   server = await startTestServer();
   store = await createTestStore(server.db);
   other = await createTestStore(server.db, { name: 'Other store' });
 });
-afterEach(() => configureWebhookAddressPolicy({ allowLoopback: false }));
 afterAll(async () => server?.close());
 
 const req = (method: string, path: string, body?: unknown, secret = store.secret) => call(server, method, `/v2.2${path}`, { secret, body });

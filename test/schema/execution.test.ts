@@ -7,10 +7,9 @@
 // executes with graphql-yoga's own executor.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, isAuthFailure } from '../../src/auth/authenticate.ts';
-import { createLogger } from '../../src/observability/logger.ts';
-import { createContext } from '../../src/schema/context.ts';
 import { defineOperation, runOperation } from '../../src/schema/execute.ts';
 import { createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
+import { testContexts } from '../support/contexts.ts';
 
 let server: TestServer;
 let store: TestStore;
@@ -24,7 +23,7 @@ afterAll(async () => server?.close());
 async function data(source: string): Promise<Record<string, unknown>> {
   const auth = await authenticate(server.db.prisma, store.secret);
   if (isAuthFailure(auth)) throw new Error('the test store did not authenticate');
-  const ctx = createContext({ db: server.db, auth, door: 'rest', logger: createLogger('silent'), requestId: 'execution-test' });
+  const ctx = testContexts(server.db)({ auth, door: 'rest', requestId: 'execution-test' });
   const outcome = await runOperation(defineOperation(source), {}, ctx);
   if (!outcome.ok) throw new Error(outcome.error.message);
   return outcome.data;

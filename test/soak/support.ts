@@ -9,8 +9,9 @@ import { applyMigrations } from '../../src/db/migrate.ts';
 import type { Topic } from '../../src/domain/events.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { createApiClient, createStore } from '../../src/domain/stores.ts';
-import { configureWebhookAddressPolicy, createWebhookSubscription } from '../../src/domain/webhooks.ts';
+import { createWebhookSubscription } from '../../src/domain/webhooks.ts';
 import type { ReceivedRequest } from '../webhooks/support.ts';
+import { LOOPBACK_ALLOWED } from '../support/contexts.ts';
 
 export const PRODUCTS = 8;
 
@@ -41,7 +42,6 @@ export interface Fixture {
  */
 export async function prepareFixture(db: Database, subscribers: { url: string; topics: readonly Topic[] }[]): Promise<Fixture> {
   await applyMigrations(db);
-  configureWebhookAddressPolicy({ allowLoopback: true });
   const { id: storeId } = await createStore(db.prisma, { name: 'Soak store' });
   const { secret } = await createApiClient(db.prisma, { storeId, name: 'soak', scopes: SCOPES });
   const store = await db.prisma.store.findUniqueOrThrow({ where: { id: storeId } });
@@ -57,7 +57,7 @@ export async function prepareFixture(db: Database, subscribers: { url: string; t
   }
   const subscriptionIds: string[] = [];
   for (const subscriber of subscribers) {
-    subscriptionIds.push((await createWebhookSubscription(db.prisma, storeId, { url: subscriber.url, topics: [...subscriber.topics] })).id);
+    subscriptionIds.push((await createWebhookSubscription(db.prisma, storeId, { url: subscriber.url, topics: [...subscriber.topics] }, LOOPBACK_ALLOWED)).id);
   }
   return { storeId, secret, subscriptionIds, productIds, levelIds };
 }

@@ -7,7 +7,8 @@ import { openDatabase } from '../../src/db/client.ts';
 import type { Database } from '../../src/db/database.ts';
 import { databaseName } from './globalSetup.ts';
 
-export async function createTestDatabase(): Promise<Database> {
+/** `searchTimeLimitMs`: the service's SEARCH_TIME_LIMIT_MS, which its reads are opened with. */
+export async function createTestDatabase(options: { searchTimeLimitMs?: number } = {}): Promise<Database> {
   const postgresUrl = process.env.TEST_DATABASE_URL;
   if (postgresUrl) {
     const name = `t_${inject('runId')}_${crypto.randomBytes(4).toString('hex')}`;
@@ -18,7 +19,7 @@ export async function createTestDatabase(): Promise<Database> {
     } finally {
       await admin.end();
     }
-    const db = await openDatabase(databaseName(postgresUrl, name), { poolSize: 10 });
+    const db = await openDatabase(databaseName(postgresUrl, name), { poolSize: 10, ...options });
     const close = db.close.bind(db);
     db.close = async () => {
       await close();
@@ -29,7 +30,7 @@ export async function createTestDatabase(): Promise<Database> {
     return db;
   }
   const template = fs.readFileSync(inject('pgliteTemplate'));
-  return openDatabase('pglite:memory:', { loadDataDir: new Blob([template]) });
+  return openDatabase('pglite:memory:', { loadDataDir: new Blob([template]), ...options });
 }
 
 /**

@@ -21,7 +21,7 @@ export interface TestServer {
 
 /** `shared`: a second instance on another test server's database (which that server closes). */
 export async function startTestServer(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}, shared?: { db: Database }): Promise<TestServer> {
-  const db = shared?.db ?? (await createTestDatabase());
+  const db = shared?.db ?? (await createTestDatabase({ searchTimeLimitMs: overrides.searchTimeLimitMs }));
   const config = { ...loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...env }), ...overrides };
   const app = createApp({ db, config, logger: createLogger(config.logLevel) });
   // Under load a client can reuse a keep-alive connection just as the 5 s idle timeout

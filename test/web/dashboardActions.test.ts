@@ -3,7 +3,6 @@
 // (the effects are read back through v3 or the database), refusals come back on the page,
 // merchant text is escaped, and another store's ids are a 404 that changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureWebhookAddressPolicy } from '../../src/domain/webhooks.ts';
 import { rowCounts } from '../support/counts.ts';
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
 import { call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
@@ -16,7 +15,6 @@ let other: TestStore;
 let web: WebClient;
 
 beforeAll(async () => {
-  configureWebhookAddressPolicy({ allowLoopback: false });
   server = await startTestServer();
   store = await createTestStore(server.db);
   other = await createTestStore(server.db, { name: 'Other store' });

@@ -3,13 +3,13 @@
 // customer as a support agent needs it, and the bugs listed, each over HTTP as a merchant's
 // browser (or a shopper's) sends it, read back through v3 or the database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureWebhookAddressPolicy } from '../../src/domain/webhooks.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { rowCounts } from '../support/counts.ts';
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
 import { createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { emit, insertEvents, subscribe } from '../webhooks/support.ts';
 import { createUser, signedIn, WebClient } from './helpers.ts';
+import { PortalLinks } from '../../src/auth/shopper.ts';
 
 let server: TestServer;
 let store: TestStore;
@@ -18,7 +18,6 @@ let web: WebClient;
 const LOGIN_ATTEMPTS = 4;
 
 beforeAll(async () => {
-  configureWebhookAddressPolicy({ allowLoopback: false });
   server = await startTestServer({ webLimits: { loginAttempts: LOGIN_ATTEMPTS, portalLookups: 50 } });
   store = await createTestStore(server.db);
   web = await signedIn(server, store.storeId);
@@ -212,7 +211,7 @@ describe('the shopper portal', () => {
     const { order, ret } = await processedReturn({ outcome: 'credit' });
     await graphql(server, store.secret, 'mutation($id: ID!) { returnProcess(id: $id) { id } }', { id: ret.id });
     const { orderLink } = await import('../../src/web/portal.ts');
-    const page = await new WebClient(server).get(orderLink(store.storeId, order.id));
+    const page = await new WebClient(server).get(orderLink(new PortalLinks(server.config.cursorSecret), store.storeId, order.id));
     expect(page.text).toContain('Done: store credit of 55.00 USD issued');
     expect(page.text).not.toContain('refund issued');
   });
@@ -230,7 +229,7 @@ describe('the shopper portal', () => {
     const order = await createTestOrder(server.db, store.storeId, { lines: [{ title: 'Green scarf' }] });
     const { orderLink } = await import('../../src/web/portal.ts');
     const shopper = new WebClient(server);
-    const link = orderLink(store.storeId, order.id);
+    const link = orderLink(new PortalLinks(server.config.cursorSecret), store.storeId, order.id);
     const page = await shopper.get(link);
     expect(page.text).toContain('<option value="" selected>Choose a reason</option>');
     expect(page.text).not.toMatch(/<option value="too_small" selected/);

@@ -8,11 +8,11 @@ import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, lookAtBothWidths, openWatchedPage, type WatchedPage } from '../support/browser.ts';
 import { createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { createTestOrder, insertTestReturn, type TestOrder, type TestReturn } from '../support/returnFixtures.ts';
-import { configureWebhookAddressPolicy } from '../../src/domain/webhooks.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { orderLink } from '../../src/web/portal.ts';
 import { insertEvents, subscribe } from '../webhooks/support.ts';
 import { createUser, PASSWORD } from './helpers.ts';
+import { PortalLinks } from '../../src/auth/shopper.ts';
 
 let server: TestServer;
 let store: TestStore;
@@ -24,7 +24,6 @@ let open: TestReturn;
 let webhookId: string;
 
 beforeAll(async () => {
-  configureWebhookAddressPolicy({ allowLoopback: false });
   [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
   store = await createTestStore(server.db);
   await createUser(server, store.storeId, 'merchant@example.com');
@@ -161,7 +160,7 @@ describe('a return\'s money actions in Chromium', { timeout: 180_000 }, () => {
     expect(await shopper.page.inputValue('#order-name')).toBe('#9999');
     expect(await shopper.page.inputValue('#order-email')).toBe('cora@example.com');
     await lookAt(shopper.page, 'portal-lookup-failed');
-    await shopper.page.goto(`${server.url}${orderLink(store.storeId, order.id)}`);
+    await shopper.page.goto(`${server.url}${orderLink(new PortalLinks(server.config.cursorSecret), store.storeId, order.id)}`);
     expect(await shopper.page.textContent('#return-statuses li')).toContain('Done: refund of 40.00 USD issued and store credit of 15.00 USD issued');
     await lookAt(shopper.page, 'portal-order');
     expect(shopper.errors).toEqual([]);

@@ -6,11 +6,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.ts';
 import type { Database } from '../../src/db/database.ts';
 import { recordEvent } from '../../src/domain/events.ts';
-import { configureWebhookAddressPolicy, systemLookup } from '../../src/domain/webhooks.ts';
+import { systemLookup } from '../../src/domain/webhooks.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createTestStore, startTestServer, type TestServer } from '../support/server.ts';
 import { orderViolations, startReceiver, subscribe, waitFor, type Receiver } from './support.ts';
+import { testContexts } from '../support/contexts.ts';
 
 // Fewer subjects than the two dispatchers have slots, so that only the ordering rule
 // keeps a subject's later events from being claimed while an earlier one is in flight.
@@ -26,7 +27,6 @@ let receiver: Receiver;
 const extraDatabases: Database[] = [];
 
 beforeAll(async () => {
-  configureWebhookAddressPolicy({ allowLoopback: true });
   server = await startTestServer({ webhooksAllowLoopback: true });
 });
 afterAll(async () => {
@@ -82,6 +82,7 @@ it('two dispatchers deliver each event once at a time and keep per-subject order
           db: counting(await anotherHandle(), name),
           logger: createLogger('silent'),
           policy: { allowLoopback: true, lookup: systemLookup },
+          newContext: testContexts(server.db),
           retry: { firstDelayMs: 5, maxDelayMs: 20, maxAttempts: 5 },
           concurrency: 8,
           pollIntervalMs: 50,

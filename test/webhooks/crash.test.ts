@@ -17,11 +17,12 @@ import { afterAll, expect, inject, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createStore } from '../../src/domain/stores.ts';
-import { configureWebhookAddressPolicy, createWebhookSubscription } from '../../src/domain/webhooks.ts';
+import { createWebhookSubscription } from '../../src/domain/webhooks.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { exited, startService as startChildService } from '../support/service.ts';
 import { insertEvents, orderViolations, startReceiver, waitFor, type Receiver } from './support.ts';
 import { PGLITE_EXTENSIONS } from '../../src/db/pgliteExtensions.ts';
+import { LOOPBACK_ALLOWED } from '../support/contexts.ts';
 
 const SUBJECTS = 50;
 const ROUNDS_BEFORE_KILL = 10;
@@ -93,10 +94,9 @@ it.skipIf(skipOnPGlite)('delivers every event at least once and in per-subject o
   });
   cleanups.push(() => receiver.close());
 
-  configureWebhookAddressPolicy({ allowLoopback: true });
   const setup = await db.use(async (conn) => {
     const { id: storeId } = await createStore(conn.prisma, { name: 'Crash test store' });
-    const subscription = await createWebhookSubscription(conn.prisma, storeId, { url: `${receiver.url}/in`, topics: ['inbound_shipment.updated'] });
+    const subscription = await createWebhookSubscription(conn.prisma, storeId, { url: `${receiver.url}/in`, topics: ['inbound_shipment.updated'] }, LOOPBACK_ALLOWED);
     const target = { storeId, subscriptionId: subscription.id };
     await insertEvents(conn, target, burst([1, ROUNDS_BEFORE_KILL]));
     return target;

@@ -3,7 +3,7 @@
 // subscriptions, the delivery-time address guard and graceful shutdown.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/domain/events.ts';
-import { configureWebhookAddressPolicy, systemLookup, type HostLookup } from '../../src/domain/webhooks.ts';
+import { createWebhookSubscription, systemLookup, type HostLookup } from '../../src/domain/webhooks.ts';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
 import { call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { expectValidRestResponse } from '../support/openapi.ts';
@@ -14,13 +14,11 @@ const dispatchers: WebhookDispatcher[] = [];
 const receivers: Receiver[] = [];
 
 beforeAll(async () => {
-  configureWebhookAddressPolicy({ allowLoopback: true });
   server = await startTestServer({ webhooksAllowLoopback: true });
 });
 afterEach(async () => {
   await Promise.all(dispatchers.splice(0).map((d) => d.stop(100)));
   await Promise.all(receivers.splice(0).map((r) => r.close()));
-  configureWebhookAddressPolicy({ allowLoopback: true, lookup: systemLookup });
 });
 afterAll(async () => server?.close());
 
@@ -338,8 +336,7 @@ describe('the address guard at delivery time', () => {
     const port = new URL(hook.url).port;
     // A name no real resolver knows: only the checked answer can lead the connection to the receiver.
     const lookup: HostLookup = async (host) => (host === 'hooks.example.test' ? [{ address: '127.0.0.1', family: 4 }] : systemLookup(host));
-    configureWebhookAddressPolicy({ lookup });
-    await subscribe(store, `http://hooks.example.test:${port}/in`);
+    await createWebhookSubscription(server.db.prisma, store.storeId, { url: `http://hooks.example.test:${port}/in`, topics: ['customer.created'] }, { allowLoopback: true, lookup });
     startDispatcher({ policy: { allowLoopback: true, lookup } });
     const eventId = await emit(server.db, store.storeId, 'customer.created', 'cus_pinned');
     await settled(eventId);

@@ -2,7 +2,6 @@
 // delivered as the platform's label webhook (label.created, then label.updated when its status
 // changes), with the documented fields; the return webhook's body is the Get Return Details body.
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { configureWebhookAddressPolicy } from '../../src/domain/webhooks.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { warehouse } from '../compat/helpers.ts';
 import { problems, validators } from '../support/loopDocumented.ts';
@@ -15,7 +14,6 @@ let receiver: Receiver;
 let dispatcher: WebhookDispatcher;
 
 beforeAll(async () => {
-  configureWebhookAddressPolicy({ allowLoopback: true });
   server = await startTestServer({ webhooksAllowLoopback: true });
   receiver = await startReceiver();
   dispatcher = startTestDispatcher(server.db);

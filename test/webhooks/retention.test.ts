@@ -8,20 +8,20 @@ import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { createStore } from '../../src/domain/stores.ts';
-import { configureWebhookAddressPolicy, createWebhookSubscription } from '../../src/domain/webhooks.ts';
+import { createWebhookSubscription } from '../../src/domain/webhooks.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { pruneWebhookHistory } from '../../src/webhooks/retention.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { insertEvents, waitFor } from './support.ts';
+import { LOOPBACK_ALLOWED } from '../support/contexts.ts';
 
 let db: Database;
 let target: { storeId: string; subscriptionId: string };
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  configureWebhookAddressPolicy({ allowLoopback: true });
   const { id: storeId } = await createStore(db.prisma, { name: 'Retention store' });
-  const subscription = await createWebhookSubscription(db.prisma, storeId, { url: 'http://127.0.0.1:9/in', topics: ['customer.updated'] });
+  const subscription = await createWebhookSubscription(db.prisma, storeId, { url: 'http://127.0.0.1:9/in', topics: ['customer.updated'] }, LOOPBACK_ALLOWED);
   target = { storeId, subscriptionId: subscription.id };
 });
 afterAll(async () => db?.close());

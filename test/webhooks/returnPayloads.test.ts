@@ -7,15 +7,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { createStore } from '../../src/domain/stores.ts';
 import type { StoreKind } from '../../src/generated/prisma/client.ts';
-import { createLogger } from '../../src/observability/logger.ts';
 import { deliveryBody, ReturnReader, SubjectGone, type DeliveredEvent } from '../../src/webhooks/payloads.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
+import { testContexts } from '../support/contexts.ts';
 
 let db: Database;
 let storeId: string;
 const returnIds: string[] = [];
-const logger = createLogger('silent');
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -52,11 +51,11 @@ async function counted<T>(work: () => Promise<T>): Promise<{ result: T; statemen
 }
 
 it.each(['REDO', 'LOOP'] as const)('%s: a batch of deliveries reads its returns together, with the bodies of one-by-one reads', async (payload) => {
-  const alone = await counted(() => deliveryBody(new ReturnReader(db, logger), event(payload, returnIds[0])));
+  const alone = await counted(() => deliveryBody(new ReturnReader(testContexts(db)), event(payload, returnIds[0])));
   const oneByOne: string[] = [];
-  for (const id of returnIds) oneByOne.push(await deliveryBody(new ReturnReader(db, logger), event(payload, id)));
+  for (const id of returnIds) oneByOne.push(await deliveryBody(new ReturnReader(testContexts(db)), event(payload, id)));
 
-  const reader = new ReturnReader(db, logger);
+  const reader = new ReturnReader(testContexts(db));
   // Every return twice, as two subscriptions would receive it.
   const subjects = [...returnIds, ...returnIds];
   const batch = await counted(() => Promise.all(subjects.map((id) => deliveryBody(reader, event(payload, id)))));
@@ -68,7 +67,7 @@ it.each(['REDO', 'LOOP'] as const)('%s: a batch of deliveries reads its returns 
 });
 
 it('fails only the deliveries of a return that is gone', async () => {
-  const reader = new ReturnReader(db, logger);
+  const reader = new ReturnReader(testContexts(db));
   const gone = 'ffffffffffffffffffffffff';
   const outcomes = await Promise.allSettled([returnIds[0], gone, returnIds[1]].map((id) => deliveryBody(reader, event('REDO', id))));
   expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);

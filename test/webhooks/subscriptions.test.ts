@@ -3,8 +3,7 @@
 // listing, updating, deletion, the REST deliveries route, scopes and tenant isolation.
 // The REST door's own webhooks (the reference document's return webhooks) are tested in
 // test/rest/webhooks.test.ts.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { configureWebhookAddressPolicy } from '../../src/domain/webhooks.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addApiClient, call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { expectValidRestResponse } from '../support/openapi.ts';
 import { rowCounts } from '../support/counts.ts';
@@ -17,12 +16,10 @@ let other: TestStore;
 const PUBLIC_URL = 'https://93.184.215.14/hooks';
 
 beforeAll(async () => {
-  configureWebhookAddressPolicy({ allowLoopback: false });
   server = await startTestServer();
   store = await createTestStore(server.db);
   other = await createTestStore(server.db, { name: 'Other store' });
 });
-afterEach(() => configureWebhookAddressPolicy({ allowLoopback: false }));
 afterAll(async () => server?.close());
 
 const create = (s: TestStore, input: Record<string, unknown>) => subscribe(server, s.secret, input);
@@ -88,9 +85,13 @@ describe('createWebhookSubscription', () => {
 
   it('accepts plain http to loopback only when the service allows loopback', async () => {
     expect((await create(store, { url: 'http://127.0.0.1:9/hook', topics: ['order.created'] })).code).toBe('BAD_USER_INPUT');
-    configureWebhookAddressPolicy({ allowLoopback: true });
-    expect((await create(store, { url: 'http://127.0.0.1:9/hook', topics: ['order.created'] })).subscription).toBeDefined();
-    expect((await create(store, { url: 'http://10.0.0.1/hook', topics: ['order.created'] })).code).toBe('BAD_USER_INPUT');
+    const allowing = await startTestServer({ webhooksAllowLoopback: true }, {}, { db: server.db });
+    try {
+      expect((await subscribe(allowing, store.secret, { url: 'http://127.0.0.1:9/hook', topics: ['order.created'] })).subscription).toBeDefined();
+      expect((await subscribe(allowing, store.secret, { url: 'http://10.0.0.1/hook', topics: ['order.created'] })).code).toBe('BAD_USER_INPUT');
+    } finally {
+      await allowing.close();
+    }
   });
 });
 

@@ -14,6 +14,7 @@ import { graphql } from '../support/server.ts';
 import { systemLookup } from '../../src/domain/webhooks.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.ts';
+import { testContexts } from '../support/contexts.ts';
 
 export interface WebhookBody {
   id: string;
@@ -184,6 +185,7 @@ export function startTestDispatcher(db: Database, options: Partial<DispatcherOpt
     db,
     logger: createLogger('silent'),
     policy: { allowLoopback: true, lookup: systemLookup },
+    newContext: testContexts(db),
     retry: { firstDelayMs: 5, maxDelayMs: 40, maxAttempts: 4 },
     timeoutMs: 2_000,
     pollIntervalMs: 20,

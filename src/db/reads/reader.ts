@@ -55,13 +55,6 @@ export class RecordNotFound extends Error {}
  */
 export const SEARCH_TIME_LIMIT_MS = 500;
 
-let searchTimeLimitMs = SEARCH_TIME_LIMIT_MS;
-
-/** Set once at start-up from the configuration (SEARCH_TIME_LIMIT_MS). */
-export function configureSearchTimeLimit(ms: number): void {
-  searchTimeLimitMs = ms;
-}
-
 /** Set while reads run on for a search already accepted: an export's pages after its first. */
 const unlimited = new AsyncLocalStorage<true>();
 
@@ -83,9 +76,8 @@ export class SearchTimedOut extends Error {
 }
 
 /** Runs `compiled`, a search within the search time limit unless withoutSearchTimeLimit lifted it. */
-async function runCompiled<T>(channel: ReadChannel, compiled: CompiledRead): Promise<T[]> {
+async function runCompiled<T>(channel: ReadChannel, compiled: CompiledRead, timeLimitMs: number): Promise<T[]> {
   if (!compiled.searches || unlimited.getStore()) return channel.query<T>(compiled.sql, compiled.params);
-  const timeLimitMs = searchTimeLimitMs;
   try {
     return await channel.query<T>(compiled.sql, compiled.params, { timeLimitMs });
   } catch (error) {
@@ -110,9 +102,10 @@ function batchableKey(model: ReadModelModel, where: Args | undefined): string | 
 }
 
 /** `reads.<model>` for every model of the read model, running each read on `channel`. */
-export function createReads(channel: ReadChannel): Reads {
+/** `searchTimeLimitMs`: how long a statement that searches text may run (SEARCH_TIME_LIMIT_MS). */
+export function createReads(channel: ReadChannel, { searchTimeLimitMs = SEARCH_TIME_LIMIT_MS }: { searchTimeLimitMs?: number } = {}): Reads {
   const run = async (compiled: CompiledRead & { backward: boolean }) => {
-    const rows = await runCompiled<{ j: unknown }>(channel, compiled);
+    const rows = await runCompiled<{ j: unknown }>(channel, compiled, searchTimeLimitMs);
     const records = rows.map((row) => row.j);
     return compiled.backward ? records.reverse() : records;
   };
@@ -163,12 +156,12 @@ export function createReads(channel: ReadChannel): Reads {
       findFirstOrThrow: (args?: Args) => first(args, true),
       count: async (args?: Args) => {
         const compiled = compileRead(readModel, model.name, 'count', args);
-        const [row] = await runCompiled<{ count: number }>(channel, compiled);
+        const [row] = await runCompiled<{ count: number }>(channel, compiled, searchTimeLimitMs);
         return row.count;
       },
       countBy: (by: string, args?: Args) => {
         const compiled = compileCountBy(readModel, model.name, by, args?.where as Args | undefined);
-        return runCompiled<{ value: unknown; count: number }>(channel, compiled);
+        return runCompiled<{ value: unknown; count: number }>(channel, compiled, searchTimeLimitMs);
       },
     };
   };

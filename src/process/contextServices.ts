@@ -1,0 +1,18 @@
+// The services every operation of the process shares, made from the configuration once, here
+// at the composition root, and handed to each context: no module holds them as state of its own.
+import { execute } from 'graphql';
+import { PortalLinks } from '../auth/shopper.ts';
+import type { Config } from '../config.ts';
+import { systemLookup } from '../domain/webhooks.ts';
+import type { Tracing } from '../observability/telemetry.ts';
+import type { ContextServices } from '../schema/context.ts';
+import { CursorSigner } from '../schema/keyset.ts';
+
+export function contextServices(config: Pick<Config, 'cursorSecret' | 'webhooksAllowLoopback'>, tracing?: Tracing): ContextServices {
+  return {
+    cursors: new CursorSigner(config.cursorSecret),
+    portalLinks: new PortalLinks(config.cursorSecret),
+    execute: tracing?.execute ?? execute,
+    webhookAddressPolicy: { allowLoopback: config.webhooksAllowLoopback, lookup: systemLookup },
+  };
+}
