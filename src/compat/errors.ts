@@ -1,4 +1,4 @@
-// The warehouse platform's error bodies (docs/interface-rules.md, "Errors"):
+// The other returns platform's error bodies (docs/interface-rules.md, "Errors"):
 // failures are `{"error":{"code","http_code","message"}}`; an action refused for the
 // return's state is HTTP 200 with `{"errors":{"message","code":"UNPROCESSABLE_RETURN"}}`.
 import { json, retryAfter, type DoorResponse } from '../http/door.ts';

@@ -1,4 +1,4 @@
-// Reading the warehouse platform's request parameters: the four ways of naming a
+// Reading the other returns platform's request parameters: the four ways of naming a
 // return and the date windows of lists and reports. Anything malformed is
 // a 422 in the platform's error format, before any operation runs.
 import type { DoorResponse } from '../http/door.ts';

@@ -47,7 +47,7 @@ export interface Door {
   routeOf(request: Pick<DoorRequest, 'method' | 'url'>): string | undefined;
   /**
    * The API secret the request carries, read the door's way (`Authorization: Bearer`, or the
-   * warehouse door's `X-Authorization`), or why there is none; the guard step authenticates it.
+   * compat door's `X-Authorization`), or why there is none; the guard step authenticates it.
    * Absent: the door has no API callers (web, with its own sessions).
    */
   credentials?(request: DoorRequest): string | AuthFailure;

@@ -189,7 +189,7 @@ const REFUND_SELECT = { outcome: true, refundAmount: true, ...ITEM_AMOUNT_SELECT
 type RefundSource = Parameters<typeof itemRefundSplit>[0];
 const refundSplits = new WeakMap<object, RefundSplit>();
 
-/** An item's refund split once per row: the warehouse door selects refund, its tax and its item part together. */
+/** An item's refund split once per row: the compat door selects refund, its tax and its item part together. */
 function refundSplitOf(item: RefundSource): RefundSplit {
   let split = refundSplits.get(item);
   if (!split) {

@@ -15,7 +15,7 @@ import {
   type LabelEventData,
   type LoopLabelTrigger,
   type LoopTrigger,
-} from '../formats/loopReturn.ts';
+} from '../formats/compatReturn.ts';
 import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT, restOrder, restReturn, type RestOrderNode, type RestReturnNode } from '../formats/restReturn.ts';
 import type { NewContext } from '../schema/context.ts';
 import { defineOperation, runOperation } from '../schema/execute.ts';

@@ -7,7 +7,7 @@
 // leaves mid-answer stops the reading.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ASN_ROW_FIELDS, compatAsnRow, type AsnRowNode } from '../../src/formats/loopReturn.ts';
+import { ASN_ROW_FIELDS, compatAsnRow, type AsnRowNode } from '../../src/formats/compatReturn.ts';
 import { WHOLE_LIST_PAGE_SIZE } from '../../src/compat/routes/returns.ts';
 import { WHOLE_CONNECTION_PAGE_SIZE } from '../../src/schema/connectionPages.ts';
 import { insertBulkReturns } from '../support/bulkReturns.ts';

@@ -1,4 +1,4 @@
-// The warehouse door answers every field Loop Returns documents for details, the list (bare and
+// The compat door answers every field Loop Returns documents for details, the list (bare and
 // paginated) and the advance shipping notice, with the documented types and formats
 // (test/support/loopDocumented.ts), for a return with items, a label and a processed refund;
 // and the values come from our data where the concept exists here.

@@ -83,7 +83,7 @@ describe('one request authenticates once', () => {
     expect(await authenticationsOf('/v3/rest/exports/customers.csv')).toEqual({ count: 1, status: 200 });
   });
 
-  it('on the warehouse door, with either of its credential headers', async () => {
+  it('on the compat door, with either of its credential headers', async () => {
     expect(await authenticationsOf('/api/v1/warehouse/return/list')).toEqual({ count: 1, status: 200 });
     const before = authentications;
     const response = await fetch(`${base}/api/v1/warehouse/return/list`, { headers: { 'x-authorization': store.secret } });

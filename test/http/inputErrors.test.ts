@@ -60,7 +60,7 @@ describe('text the database cannot store, and hostile nesting', () => {
     expect(await server.db.prisma.customer.count({ where: { storeId: store.storeId } })).toBe(0);
   });
 
-  it('U+0000 in a query value is a 400 naming it, on REST and on the warehouse door (its 422)', async () => {
+  it('U+0000 in a query value is a 400 naming it, on REST and on the compat door (its 422)', async () => {
     const rest = await call(server, 'GET', `${customers()}?email=a%00b`, { secret: store.secret });
     expect(rest.status).toBe(400);
     expect(rest.body).toMatchObject({ errors: [{ path: 'email' }] });

@@ -1,7 +1,7 @@
 // The rate-limit headers in the IETF form (draft-ietf-httpapi-ratelimit-headers-11):
 // `RateLimit-Policy` and `RateLimit`, structured-field lists, beside the X-RateLimit-* headers
 // integrations already read, telling the same budget: on REST v2.2 and /v3/rest (one budget,
-// policy "rest"), on the warehouse door (policy "compat"), on answers and on the 429; and
+// policy "rest"), on the compat door (policy "compat"), on answers and on the 429; and
 // documented in both OpenAPI documents.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/rest/openapi.ts';
@@ -100,7 +100,7 @@ describe('REST v2.2 and /v3/rest', () => {
   });
 });
 
-describe('the warehouse door', () => {
+describe('the compat door', () => {
   it('sends the IETF fields, policy "compat", on answers and on the 429', async () => {
     const store = await createTestStore(server.db, { scopes: ['returns_read'] });
     const path = '/api/v1/warehouse/return/list?paginate=true&pageSize=1';
@@ -122,7 +122,7 @@ describe('the warehouse door', () => {
   });
 });
 
-describe('the warehouse door, polled', () => {
+describe('the compat door, polled', () => {
   it('sends the IETF fields, unspent, on a 304', async () => {
     const store = await createTestStore(server.db, { scopes: ['returns_read'] });
     const order = await createTestOrder(server.db, store.storeId);

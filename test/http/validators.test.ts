@@ -164,7 +164,7 @@ describe('conditional GETs', () => {
     const notes = await get(first, `/api/v1/warehouse/return/${ret.number}/notes`, store.secret);
     expect(notes.text).toContain('second note');
 
-    // Then through the warehouse door on the first instance, read on the second.
+    // Then through the compat door on the first instance, read on the second.
     const noted = await call(first, 'POST', `/api/v1/warehouse/return/${ret.number}/note`, { secret: store.secret, body: { content: 'third note' } });
     expect(noted.status).toBe(200);
     for (const { door, path } of reads) {

@@ -257,7 +257,7 @@ describe('dashboard', () => {
 
 describe('logs', () => {
   it('hold none of the values that went through every door and the dispatcher, nor those quoted by errors', async () => {
-    // More of the person through the doors that have not seen them yet: the v3 REST door, the warehouse door's notes, the portal and the dashboard's search.
+    // More of the person through the doors that have not seen them yet: the v3 REST door, the compat door's notes, the portal and the dashboard's search.
     const person = { ...ZOE, email: 'zoelle.again@example.com' };
     expect((await call(server, 'PUT', `/v2.2/stores/${store.storeId}/customers`, { secret: store.secret, body: { email: person.email, firstName: ZOE.firstName, phoneNumber: 'nope' } })).status).toBe(400);
     await call(server, 'GET', `/v3/rest/customer?email=${encodeURIComponent(person.email)}`, { secret: store.secret });

@@ -46,7 +46,7 @@ afterAll(async () => {
 
 const client = () => referenceClient(server.url, store.secret);
 
-// The warehouse platform publishes its return webhook as a field list, not a JSON Schema:
+// The other returns platform publishes its return webhook as a field list, not a JSON Schema:
 // these are the documented fields this service sends, with their documented types.
 const money = { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$' };
 const LOOP_RETURN_WEBHOOK = {

@@ -1,5 +1,5 @@
 // The audit trail through the API doors and its v3 read: a write on v3, REST v2.2, /v3/rest
-// and the warehouse door leaves an entry naming the API client, the door, the mutation and the
+// and the compat door leaves an entry naming the API client, the door, the mutation and the
 // request's x-request-id, with the values before and after; a refused write leaves none; and
 // `auditEntries` answers a store's own entries, filtered and paged stably under writes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,7 +109,7 @@ describe('each door', () => {
     expect(change(entry, 'status')).toMatchObject({ before: 'open', after: 'rejected' });
   });
 
-  it("the warehouse door: a note under its return, by the mutation the action runs", async () => {
+  it("the compat door: a note under its return, by the mutation the action runs", async () => {
     const ret = await insertTestReturn(server.db, store.storeId, await createTestOrder(server.db, store.storeId));
     const response = await call(server, 'POST', `/api/v1/warehouse/return/${ret.number}/note`, { secret: store.secret, body: { content: 'Box dented' }, headers: { 'x-request-id': 'audit-compat' } });
     expect(response.text).toBe('true');

@@ -148,7 +148,7 @@ describe('returns', () => {
     ["an imported item's SKU", () => 'SLV-9', () => [ids.imported]],
     ["an item's reason", () => 'reason:damaged', () => [ids.zoeReturn]],
     ['a status', () => 'status:flagged', () => [ids.adaReturn]],
-    ["the warehouse door's state name", () => 'status:review', () => [ids.adaReturn]],
+    ["the compat door's state name", () => 'status:review', () => [ids.adaReturn]],
     ['a negated status', () => '-status:open', () => [ids.adaReturn]],
     ['a type', () => 'type:claim', () => [ids.adaReturn]],
     ['the order by its merchant id', () => 'order_id:SHOP-7002', () => [ids.adaReturn]],

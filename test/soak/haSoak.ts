@@ -9,7 +9,7 @@
 // adjustments (v3), each with an Idempotency-Key, and send a write that failed or got no
 // answer again with the same key after Retry-After, until it is answered. Right after each
 // acknowledged customer and order they read it back (read-your-writes, through any
-// instance). Readers poll every API door (REST, v3, /v3/rest, the warehouse door). Two
+// instance). Readers poll every API door (REST, v3, /v3/rest, the compat door). Two
 // webhook subscribers receive the events. Meanwhile: SIGKILL to an instance, then to the
 // PostgreSQL leader with its Patroni, later to a replica (the synchronous standby), each
 // brought back afterwards.

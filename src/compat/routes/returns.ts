@@ -1,4 +1,4 @@
-// The warehouse tooling routes (docs/interface-rules.md, "Warehouse door"):
+// The compat door's routes, for tooling built for the other returns platform (docs/interface-rules.md, "Compat door"):
 // return details and list, the seven actions on `/return/:return_id/...`, and the
 // advance shipping notice report. Each runs one operation of the shared schema; an
 // action answers `true`, or for a state that refuses it, 200 UNPROCESSABLE_RETURN.
@@ -21,7 +21,7 @@ import {
   type AsnRowNode,
   type CompatNoteNode,
   type CompatReturnNode,
-} from '../../formats/loopReturn.ts';
+} from '../../formats/compatReturn.ts';
 
 const REF_VARIABLES = '$number: Int, $id: ID, $orderName: String, $orderId: ID';
 const REF_ARGS = 'number: $number, id: $id, orderName: $orderName, orderId: $orderId';

@@ -172,7 +172,7 @@ const RETURN_STATUSES: Record<string, readonly ReturnStatus[]> = {
   complete: ['complete'],
   rejected: ['rejected'],
   deleted: ['deleted'],
-  // The warehouse door's states, which people also say.
+  // The compat door's states, which people also say.
   closed: ['complete'],
   cancelled: ['rejected'],
   review: ['needs_review', 'in_review', 'flagged'],

@@ -1,8 +1,8 @@
-// The warehouse platform's return shapes (docs/interface-rules.md, "Warehouse door"):
+// The other returns platform's return shapes (docs/interface-rules.md, "Compat door"):
 // snake_case objects, money as decimal strings, the platform's own `state` derived
 // from our native status, and the GraphQL selections these are read from. Names
 // that exist only on this interface (state, close, cancel ...) live here and nowhere else.
-// A format, not a door: the warehouse door answers these shapes and the `loop` webhook kind
+// A format, not a door: the compat door answers these shapes and the `loop` webhook kind
 // sends them, so they live below both.
 
 /** Native statuses (GraphQL enum names) by the platform's state. */
@@ -108,12 +108,12 @@ function outcomeOf(items: CompatReturnNode['items']): string | null {
  * (UTC) and the merchant's ids as JSON integers; the Detailed Returns List gives ISO 8601
  * times and every id as a string.
  */
-export type LoopStyle = 'details' | 'list';
+export type CompatStyle = 'details' | 'list';
 
 /** A time of ours (ISO 8601, UTC) as the style writes it. */
-function timeIn(style: LoopStyle, iso: string): string;
-function timeIn(style: LoopStyle, iso: string | null): string | null;
-function timeIn(style: LoopStyle, iso: string | null): string | null {
+function timeIn(style: CompatStyle, iso: string): string;
+function timeIn(style: CompatStyle, iso: string | null): string | null;
+function timeIn(style: CompatStyle, iso: string | null): string | null {
   if (iso === null || style === 'list') return iso;
   return iso.slice(0, 19).replace('T', ' ');
 }
@@ -122,7 +122,7 @@ function timeIn(style: LoopStyle, iso: string | null): string | null {
  * A merchant's id (the platform's provider ids) as the style writes it: details writes a
  * number where the id is one (a Shopify id is); an id that is not a number stays a string.
  */
-function providerId(style: LoopStyle, id: string | null): string | number | null {
+function providerId(style: CompatStyle, id: string | null): string | number | null {
   if (id === null || style === 'list' || !/^\d+$/.test(id)) return id;
   const value = Number(id);
   return Number.isSafeInteger(value) ? value : id;
@@ -151,7 +151,7 @@ const NO_EXCHANGE = {
  * every field its reference documents, from our return read through COMPAT_RETURN_FRAGMENT,
  * in `style`. The amounts are the schema's; this only renames and formats.
  */
-export function compatReturn(node: CompatReturnNode, style: LoopStyle) {
+export function compatReturn(node: CompatReturnNode, style: CompatStyle) {
   const refunded = node.totalRefund.amount;
   return {
     id: node.number,
