@@ -46,7 +46,7 @@ import type { Database } from '../src/db/database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { upsertCustomer, type CustomerUpsertInput } from '../src/domain/customers.ts';
 import { newId } from '../src/domain/ids.ts';
-import { listReturns } from '../src/domain/returns.ts';
+import { listReturns } from '../src/domain/returns/lists.ts';
 import { seedOrdersWithReturns } from './returnsSeed.ts';
 import { createApiClient, createStore } from '../src/domain/stores.ts';
 import { createLogger } from '../src/observability/logger.ts';

@@ -2,7 +2,7 @@
 // unit a line, made through the domain as a client would make them.
 import type { Database } from '../src/db/database.ts';
 import { createOrder } from '../src/domain/orders.ts';
-import { createReturn } from '../src/domain/returns.ts';
+import { createReturn } from '../src/domain/returns/creation.ts';
 
 export async function seedOrdersWithReturns(db: Database, storeId: string, orders: number, orderIdPrefix = 'bench'): Promise<void> {
   for (let i = 0; i < orders; i++) {

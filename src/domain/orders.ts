@@ -13,7 +13,7 @@ import { newId } from './ids.ts';
 import { changeLevel, commitLevels, ensureLevel, visibleLocationWhere } from './inventory.ts';
 import { REDACTED } from './privacy/personalData.ts';
 import { formatAmount, toDecimal, type DecimalValue } from './money.ts';
-import { claimedQuantities } from './returns.ts';
+import { claimedQuantities } from './returns/locking.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';
 
 export const MAX_LINE_QUANTITY = 1000;

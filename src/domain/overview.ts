@@ -18,7 +18,7 @@
 // - fees: the store's RETURN_PROCESSING_FEE invoice items that occurred in the period.
 import type { ReturnStatus } from '../generated/prisma/client.ts';
 import { Invalid } from './errors.ts';
-import { ALLOWED_FROM, REACHABLE_STATUSES } from './returns.ts';
+import { ALLOWED_FROM, REACHABLE_STATUSES } from './returns/status.ts';
 import type { Db, Tx } from './tx.ts';
 
 /** Statuses whose returns still await the merchant. */

@@ -17,7 +17,9 @@ import { joinedTransaction } from '../db/requestTransaction.ts';
 import { currentScope, inRequestScope, type Actor } from '../observability/requestScope.ts';
 import { Invalid, isDomainError, isUniqueViolation } from './errors.ts';
 import { newId } from './ids.ts';
-import { addReturnNote, addReturnTag, flagReturn, MAX_NOTE_LENGTH, processReturn, rejectReturn, returnListWhere, type ReturnListFilters } from './returns.ts';
+import { MAX_NOTE_LENGTH } from './returns/creation.ts';
+import { returnListWhere, type ReturnListFilters } from './returns/lists.ts';
+import { addReturnNote, addReturnTag, flagReturn, processReturn, rejectReturn } from './returns/operations.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';
 
 /** The most returns one bulk action acts on: a larger selection is refused, not cut short. */

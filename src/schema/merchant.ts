@@ -5,7 +5,7 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import DataLoader from 'dataloader';
 import { SCOPES, type Scope } from '../auth/scopes.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import { claimedQuantities } from '../domain/returns.ts';
+import { claimedQuantities } from '../domain/returns/locking.ts';
 import { searchHelp, searchWhere } from '../domain/search/kinds.ts';
 import { createApiClient, revokeApiClient } from '../domain/stores.ts';
 import { builder } from './builder.ts';

@@ -6,62 +6,15 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { Scope } from '../auth/scopes.ts';
 import type { Return as ReturnRow, ReturnStatus as ReturnStatusValue } from '../generated/prisma/client.ts';
 import type { Plain } from '../db/reads/plain.ts';
-import {
-  addReturnNote,
-  setReturnTags,
-  createReturn,
-  describeItem,
-  deleteReturn,
-  setReturnStatus,
-  findReturnId,
-  flagReturn,
-  importReturns,
-  ITEM_AMOUNT_SELECT,
-  ITEM_DESCRIPTION_SELECT,
-  ITEM_SKU_SELECT,
-  itemSku,
-  ITEMS_ON_RETURN,
-  ASN_RETURN_SELECT,
-  asnRowsOf,
-  listAsnReturns,
-  listAsnRows,
-  listReturns,
-  countReturnsByStatus,
-  processReturn,
-  processReturnItems,
-  allowedOperations,
-  canApply,
-  previewProcessing,
-  type ProcessingAmounts,
-  type ReturnOperation,
-  rejectReturn,
-  removeReturnItems,
-  resetReturn,
-  returnItemAmounts,
-  type ItemAmountSource,
-  type ReturnItemAmounts,
-  returnItemUnitPrice,
-  returnTotals,
-  type ReturnTotals,
-  itemRefundSplit,
-  type RefundSplit,
-  ITEM_LOOK_SELECT,
-  itemImageUrl,
-  itemVariantTitle,
-  editedAtOf,
-  CLOSED_AT_SELECT,
-  STATUS_HISTORY,
-  closedAtOf,
-  restockStatusOf,
-  orderNumberOf,
-  ORIGIN_COUNTRY_SELECT,
-  originCountryOf,
-  setReturnLabel,
-  type AsnRow,
-  type ImportedReturnResult,
-  type ReturnPage,
-  type ReturnRef,
-} from '../domain/returns.ts';
+import { ITEM_AMOUNT_SELECT, previewProcessing, type ProcessingAmounts, returnItemAmounts, type ItemAmountSource, type ReturnItemAmounts, returnItemUnitPrice, returnTotals, type ReturnTotals, itemRefundSplit, type RefundSplit } from '../domain/returns/amounts.ts';
+import { describeItem, ITEM_DESCRIPTION_SELECT, ITEM_SKU_SELECT, itemSku, ITEMS_ON_RETURN, ASN_RETURN_SELECT, asnRowsOf, listAsnReturns, listAsnRows, type AsnRow } from '../domain/returns/asn.ts';
+import { createReturn } from '../domain/returns/creation.ts';
+import { ITEM_LOOK_SELECT, itemImageUrl, itemVariantTitle, editedAtOf, CLOSED_AT_SELECT, STATUS_HISTORY, closedAtOf, restockStatusOf, orderNumberOf, ORIGIN_COUNTRY_SELECT, originCountryOf } from '../domain/returns/facts.ts';
+import { importReturns, type ImportedReturnResult } from '../domain/returns/imports.ts';
+import { listReturns, countReturnsByStatus, type ReturnPage } from '../domain/returns/lists.ts';
+import { findReturnId, type ReturnRef } from '../domain/returns/locking.ts';
+import { addReturnNote, setReturnTags, deleteReturn, setReturnStatus, flagReturn, processReturn, processReturnItems, rejectReturn, removeReturnItems, resetReturn, setReturnLabel } from '../domain/returns/operations.ts';
+import { allowedOperations, canApply, type ReturnOperation } from '../domain/returns/status.ts';
 import { deleteReturnTag, PILL_THEMES, upsertReturnTag } from '../domain/returnTags.ts';
 import { searchHelp } from '../domain/search/kinds.ts';
 import { builder } from './builder.ts';

@@ -17,7 +17,7 @@ import type { SqlChannel } from '../../src/db/sqlChannel.ts';
 import { applyMigrations, readMigrations } from '../../src/db/migrate.ts';
 import { exportDump, importDump, type TransferSummary } from '../../src/db/transfer.ts';
 import { seedDemo, DEMO_USER_EMAIL } from '../../src/domain/demo.ts';
-import { setReturnTags } from '../../src/domain/returns.ts';
+import { setReturnTags } from '../../src/domain/returns/operations.ts';
 import { upsertReturnTag } from '../../src/domain/returnTags.ts';
 import { createWebhookSubscription } from '../../src/domain/webhooks.ts';
 import { checkLogin } from '../../src/auth/merchantUsers.ts';

@@ -15,7 +15,7 @@ import { newId } from '../../src/domain/ids.ts';
 import { adjustInventory } from '../../src/domain/inventory.ts';
 import { createOrder, type OrderInput } from '../../src/domain/orders.ts';
 import { inRequestScope, type RequestScope } from '../../src/observability/requestScope.ts';
-import { processReturn } from '../../src/domain/returns.ts';
+import { processReturn } from '../../src/domain/returns/operations.ts';
 import { createApiClient, createStore } from '../../src/domain/stores.ts';
 import { inTransaction } from '../../src/domain/tx.ts';
 import { createWebhookSubscription, updateWebhookSubscription } from '../../src/domain/webhooks.ts';

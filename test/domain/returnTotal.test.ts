@@ -7,7 +7,9 @@ import type { Database } from '../../src/db/database.ts';
 import { newId, newReturnId } from '../../src/domain/ids.ts';
 import { Decimal } from '../../src/domain/money.ts';
 import { createOrder, parseOrder, rewriteOrder, type OrderInput } from '../../src/domain/orders.ts';
-import { createReturn, ITEM_AMOUNT_SELECT, processReturnItems, removeReturnItems, resetReturn, returnTotals } from '../../src/domain/returns.ts';
+import { ITEM_AMOUNT_SELECT, returnTotals } from '../../src/domain/returns/amounts.ts';
+import { createReturn } from '../../src/domain/returns/creation.ts';
+import { processReturnItems, removeReturnItems, resetReturn } from '../../src/domain/returns/operations.ts';
 import { createStore } from '../../src/domain/stores.ts';
 import { createTestDatabase } from '../support/db.ts';
 

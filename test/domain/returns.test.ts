@@ -5,22 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { Conflict, Invalid, NotFound, UnprocessableState } from '../../src/domain/errors.ts';
-import {
-  addReturnNote,
-  ALLOWED_FROM,
-  canApply,
-  createReturn,
-  findReturnId,
-  flagReturn,
-  itemRefund,
-  listAsnRows,
-  processReturn,
-  rejectReturn,
-  removeReturnItems,
-  resetReturn,
-  returnItemAmounts,
-  type ReturnOperation,
-} from '../../src/domain/returns.ts';
+import { itemRefund, returnItemAmounts } from '../../src/domain/returns/amounts.ts';
+import { listAsnRows } from '../../src/domain/returns/asn.ts';
+import { createReturn } from '../../src/domain/returns/creation.ts';
+import { findReturnId } from '../../src/domain/returns/locking.ts';
+import { addReturnNote, flagReturn, processReturn, rejectReturn, removeReturnItems, resetReturn } from '../../src/domain/returns/operations.ts';
+import { ALLOWED_FROM, canApply, type ReturnOperation } from '../../src/domain/returns/status.ts';
 import { Decimal } from '../../src/domain/money.ts';
 import { createStore } from '../../src/domain/stores.ts';
 import type { ReturnStatus } from '../../src/generated/prisma/client.ts';

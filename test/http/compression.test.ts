@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { answerEncoding, chunkEncoder, COMPRESSION_THRESHOLD_BYTES, negotiateEncoding, type ContentCoding } from '../../src/http/compression.ts';
 import { WHOLE_LIST_PAGE_SIZE } from '../../src/compat/routes/returns.ts';
-import { flagReturn } from '../../src/domain/returns.ts';
+import { flagReturn } from '../../src/domain/returns/operations.ts';
 import { insertBulkReturns } from '../support/bulkReturns.ts';
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
 import { createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';

@@ -12,7 +12,7 @@ import { openDatabase } from '../../src/db/client.ts';
 import type { Database } from '../../src/db/database.ts';
 import { foldStoreChanges, readStoreChanges } from '../../src/db/storeChanges.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { addReturnNote } from '../../src/domain/returns.ts';
+import { addReturnNote } from '../../src/domain/returns/operations.ts';
 import { createTestOrder, insertTestReturn, type TestReturn } from '../support/returnFixtures.ts';
 import { addApiClient, call, createTestStore, graphql, linkFulfillmentService, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 

@@ -4,7 +4,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrder } from '../../src/domain/orders.ts';
-import { createReturn } from '../../src/domain/returns.ts';
+import { createReturn } from '../../src/domain/returns/creation.ts';
 import { chargeInvoiceItem } from '../../src/domain/invoices.ts';
 import { Decimal } from '../../src/domain/money.ts';
 import { CSV_HEADER } from '../../src/rest/routes/invoices.ts';

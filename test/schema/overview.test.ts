@@ -2,7 +2,8 @@
 // orders_read, the fees invoices_read), its figures as the domain counts them, and the
 // `closed_at:` search the dashboard links its completions to (a return's last completion).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReturn, processReturn, resetReturn } from '../../src/domain/returns.ts';
+import { createReturn } from '../../src/domain/returns/creation.ts';
+import { processReturn, resetReturn } from '../../src/domain/returns/operations.ts';
 import { addApiClient, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { createTestOrder } from '../support/returnFixtures.ts';
 import { errorCodes, query } from './fixtures.ts';

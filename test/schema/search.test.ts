@@ -8,7 +8,9 @@ import { createProduct, createProductFamily } from '../../src/domain/catalog.ts'
 import { upsertCustomer } from '../../src/domain/customers.ts';
 import { adjustInventory, createLocation } from '../../src/domain/inventory.ts';
 import { createOrder } from '../../src/domain/orders.ts';
-import { createReturn, importReturns, setReturnLabel, flagReturn } from '../../src/domain/returns.ts';
+import { createReturn } from '../../src/domain/returns/creation.ts';
+import { importReturns } from '../../src/domain/returns/imports.ts';
+import { setReturnLabel, flagReturn } from '../../src/domain/returns/operations.ts';
 import { call, createTestStore, graphql, linkFulfillmentService, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { orderInput as order } from '../support/orderInput.ts';
 import { query } from './fixtures.ts';

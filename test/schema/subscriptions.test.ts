@@ -8,7 +8,7 @@ import { DEFAULT_GRAPHQL_LIMITS } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createLocation } from '../../src/domain/inventory.ts';
-import { flagReturn, processReturn } from '../../src/domain/returns.ts';
+import { flagReturn, processReturn } from '../../src/domain/returns/operations.ts';
 import { addApiClient, createTestStore, graphql, linkFulfillmentService, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { payloadOf, subscribe, type OpenStream } from '../support/eventStream.ts';
 import { seedCatalog, type Catalog } from './fixtures.ts';

@@ -4,7 +4,7 @@
 // overview with this one after every kind of write.
 import type { ReturnStatus } from '../../src/generated/prisma/client.ts';
 import { AGE_BUCKETS, NEEDING_ACTION, type AgeBucket, type ReturnsOverview } from '../../src/domain/overview.ts';
-import { REACHABLE_STATUSES } from '../../src/domain/returns.ts';
+import { REACHABLE_STATUSES } from '../../src/domain/returns/status.ts';
 import type { Db, Tx } from '../../src/domain/tx.ts';
 
 // Timestamps are `timestamp(3)` holding UTC: parameters go in as ISO text cast to timestamp

@@ -10,7 +10,9 @@ import { createProduct } from '../../src/domain/catalog.ts';
 import { recordCustomEvent } from '../../src/domain/customEvents.ts';
 import { updateCustomerSubscriptions } from '../../src/domain/customerSubscriptions.ts';
 import { createFulfillment, updateShipmentStatus } from '../../src/domain/fulfillments.ts';
-import { addReturnNote, createReturn, importReturns } from '../../src/domain/returns.ts';
+import { createReturn } from '../../src/domain/returns/creation.ts';
+import { importReturns } from '../../src/domain/returns/imports.ts';
+import { addReturnNote } from '../../src/domain/returns/operations.ts';
 import { recordStorefrontEvent } from '../../src/domain/storefrontEvents.ts';
 import { call, graphql, type TestServer, type TestStore } from './server.ts';
 

@@ -9,7 +9,7 @@ import { call, graphql, startTestServer, type TestServer } from '../support/serv
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
 import { seedDemo, type DemoSeed } from '../../src/domain/demo.ts';
 import { DEMO_WEBHOOK_URL } from '../../src/domain/demo/webhooks.ts';
-import { flagReturn } from '../../src/domain/returns.ts';
+import { flagReturn } from '../../src/domain/returns/operations.ts';
 import { subscribe } from '../webhooks/support.ts';
 
 let server: TestServer;

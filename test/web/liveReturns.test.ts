@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.ts';
 import type { Database } from '../../src/db/database.ts';
-import { flagReturn, processReturn } from '../../src/domain/returns.ts';
+import { flagReturn, processReturn } from '../../src/domain/returns/operations.ts';
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
 import { createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 import { signedIn, WebClient } from './helpers.ts';

@@ -5,7 +5,7 @@
 // naming the refused by number, a form sent twice acting once, and the size bound.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertReturnTag } from '../../src/domain/returnTags.ts';
-import { REACHABLE_STATUSES } from '../../src/domain/returns.ts';
+import { REACHABLE_STATUSES } from '../../src/domain/returns/status.ts';
 import type { ReturnStatus } from '../../src/generated/prisma/client.ts';
 import { insertBulkReturns } from '../support/bulkReturns.ts';
 import { createTestOrder, insertTestReturn, type TestReturn } from '../support/returnFixtures.ts';

@@ -11,7 +11,8 @@ import { updateCustomerSubscriptions } from '../../src/domain/customerSubscripti
 import { upsertCustomer } from '../../src/domain/customers.ts';
 import { adjustInventory, createLocation } from '../../src/domain/inventory.ts';
 import { createOrder, type OrderInput } from '../../src/domain/orders.ts';
-import { createReturn, flagReturn } from '../../src/domain/returns.ts';
+import { createReturn } from '../../src/domain/returns/creation.ts';
+import { flagReturn } from '../../src/domain/returns/operations.ts';
 import { launchBrowser, openWatchedPage, screenshot } from '../support/browser.ts';
 import { orderInput } from '../support/orderInput.ts';
 import { createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';

@@ -7,21 +7,8 @@
 // a return there.
 import type { Order, ReturnOutcome, ReturnType } from '../../generated/prisma/client.ts';
 import { upsertReturnTag } from '../returnTags.ts';
-import {
-  addReturnNote,
-  createReturn,
-  deleteReturn,
-  flagReturn,
-  processReturn,
-  processReturnItems,
-  rejectReturn,
-  removeReturnItems,
-  resetReturn,
-  setReturnLabel,
-  setReturnTags,
-  type CreateReturnItemInput,
-  type ReturnLabelInput,
-} from '../returns.ts';
+import { createReturn, type CreateReturnItemInput, type ReturnLabelInput } from '../returns/creation.ts';
+import { addReturnNote, deleteReturn, flagReturn, processReturn, processReturnItems, rejectReturn, removeReturnItems, resetReturn, setReturnLabel, setReturnTags } from '../returns/operations.ts';
 import { DAY_MS, type DemoContext } from './context.ts';
 import type { Random } from './random.ts';
 import { lineId, type PlannedOrder } from './sales.ts';
