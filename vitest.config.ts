@@ -1,4 +1,8 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// The PostgreSQL pass (TEST_DATABASE_URL set) leaves out the browser tests: they test pages as
+// Chromium draws them, and the same pages' data is tested without a browser on both databases.
+const BROWSER_TESTS = ['test/web/*Browser.test.ts', 'test/web/browser.test.ts'];
 
 export default defineConfig({
   resolve: {
@@ -8,6 +12,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: process.env.TEST_DATABASE_URL ? [...configDefaults.exclude, ...BROWSER_TESTS] : configDefaults.exclude,
     globalSetup: ['test/support/globalSetup.ts'],
     // Each file gets its own database; two workers fit the 2-core machines this runs on.
     pool: 'forks',
