@@ -1,6 +1,6 @@
-// Returns in v3: the Return node and its items, notes and history, the returns list, the
-// lookups (the four ways of naming a return) and ASN rows. Rules live in domain/returns/;
-// REST and compat adapt these; the mutations are returnMutations.ts.
+// Returns: the Return node and its items, notes and history; the returns list,
+// lookups (the four ways of naming a return) and ASN rows; the mutations of the
+// status machine. Rules live in domain/returns.ts; REST and compat adapt these.
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Scope } from '../auth/scopes.ts';
@@ -8,16 +8,20 @@ import type { Return as ReturnRow, ReturnStatus as ReturnStatusValue } from '../
 import type { Plain } from '../db/reads/plain.ts';
 import { ITEM_AMOUNT_SELECT, previewProcessing, type ProcessingAmounts, returnItemAmounts, type ItemAmountSource, type ReturnItemAmounts, returnItemUnitPrice, returnTotals, type ReturnTotals, itemRefundSplit, type RefundSplit } from '../domain/returns/amounts.ts';
 import { describeItem, ITEM_DESCRIPTION_SELECT, ITEM_SKU_SELECT, itemSku, ITEMS_ON_RETURN, ASN_RETURN_SELECT, asnRowsOf, listAsnReturns, listAsnRows, type AsnRow } from '../domain/returns/asn.ts';
+import { createReturn } from '../domain/returns/creation.ts';
 import { ITEM_LOOK_SELECT, itemImageUrl, itemVariantTitle, editedAtOf, CLOSED_AT_SELECT, STATUS_HISTORY, closedAtOf, restockStatusOf, orderNumberOf, ORIGIN_COUNTRY_SELECT, originCountryOf } from '../domain/returns/facts.ts';
+import { importReturns, type ImportedReturnResult } from '../domain/returns/imports.ts';
 import { listReturns, countReturnsByStatus, type ReturnPage } from '../domain/returns/lists.ts';
-import { findReturnId } from '../domain/returns/locking.ts';
+import { findReturnId, type ReturnRef } from '../domain/returns/locking.ts';
+import { addReturnNote, setReturnTags, deleteReturn, setReturnStatus, flagReturn, processReturn, processReturnItems, rejectReturn, removeReturnItems, resetReturn, setReturnLabel } from '../domain/returns/operations.ts';
 import { allowedOperations, canApply, type ReturnOperation } from '../domain/returns/status.ts';
+import { deleteReturnTag, PILL_THEMES, upsertReturnTag } from '../domain/returnTags.ts';
 import { searchHelp } from '../domain/search/kinds.ts';
 import { builder } from './builder.ts';
 import { storeIdOf, type GraphQLContext, hasAnyScope } from './context.ts';
 import { keysetConnection, withCursorColumns, type KeysetSort } from './keyset.ts';
 import { money, Money } from './scalars.ts';
-import { ReturnItemOutcomeInput, refOf, returnRefArgs } from './returnMutations.ts';
+import type { MutationFieldBuilder } from './node.ts';
 
 const RETURN_AUDIENCE: readonly Scope[] = ['returns_read', 'returns_write'];
 
@@ -628,7 +632,7 @@ function returnQuery(ctx: GraphQLContext, info: GraphQLResolveInfo, paths: strin
   return queryFromInfo({ context: ctx, info, typeName: 'Return', paths });
 }
 
-export function loadReturn(ctx: GraphQLContext, info: GraphQLResolveInfo, id: string, path: string[] = []) {
+function loadReturn(ctx: GraphQLContext, info: GraphQLResolveInfo, id: string, path: string[] = []) {
   return ctx.reads.return.findUniqueOrThrow({ ...returnQuery(ctx, info, [path]), where: { id } });
 }
 
@@ -743,4 +747,573 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, ctx) => listAsnRows(ctx.reads, storeIdOf(ctx), { from: args.from, to: args.to }),
   }),
+}));
+
+// ---------------------------------------------------------------- mutations
+
+type ArgBuilder = Parameters<Parameters<typeof builder.mutationFields>[0]>[0]['arg'];
+
+function returnRefArgs(t: { arg: ArgBuilder }) {
+  return {
+    id: t.arg.id({ description: "The return's svc_id (24 hex digits; the REST id)" }),
+    number: t.arg.int({ description: "The return's numeric id of the compatibility interface (a positive integer)" }),
+    orderName: t.arg.string({ description: 'An order name such as "#1001": names that order\'s newest return' }),
+    orderId: t.arg.id({ description: "An order id (ord_): names that order's newest return" }),
+  };
+}
+
+function refOf(args: { id?: string | number | null; number?: number | null; orderName?: string | null; orderId?: string | number | null }): ReturnRef {
+  return {
+    id: args.id == null ? null : String(args.id),
+    number: args.number,
+    orderName: args.orderName,
+    orderId: args.orderId == null ? null : String(args.orderId),
+  };
+}
+
+const CreateReturnItemInput = builder.inputType('CreateReturnItemInput', {
+  description: 'Units of one order line to return; each line at most once per return',
+  fields: (t) => ({
+    lineItemId: t.string({ required: true, description: "Our order line id (oli_) or the merchant's line item id" }),
+    quantity: t.int({
+      required: true,
+      description: 'Units to return: at least 1, and at most what was ordered less what other live returns claim (else CONFLICT)',
+    }),
+    reason: t.string({ description: "The customer's reason for returning, up to 255 characters" }),
+    reasonCode: t.string({ description: "The merchant's code for the reason, up to 255 characters" }),
+    customerComment: t.string({ description: "The shopper's own words about the item, up to 255 characters" }),
+    outcome: t.field({ type: ReturnOutcome, description: 'What the customer gets for these units; default REFUND' }),
+  }),
+});
+
+const ReturnAddressInput = builder.inputType('ReturnAddressInput', {
+  description: 'A postal address the customer ships the return from; the required parts must not be blank (else BAD_USER_INPUT)',
+  fields: (t) => ({
+    line1: t.string({ required: true, description: 'First street line' }),
+    line2: t.string({ description: 'Second street line (apartment, suite ...)' }),
+    city: t.string({ required: true, description: 'City or town' }),
+    state: t.string({ required: true, description: 'State or province, preferably its code' }),
+    postalCode: t.string({ required: true, description: 'Postal or ZIP code' }),
+    country: t.string({ required: true, description: 'Country, preferably its ISO 3166-1 alpha-2 code; stored as given, not checked' }),
+  }),
+});
+
+const ReturnLabelInput = builder.inputType('ReturnLabelInput', {
+  description: 'A shipping label already bought for the return; its parts are stored on the return as given',
+  fields: (t) => ({
+    trackingNumber: t.string({ required: true, description: 'Tracking number of the label; must not be blank (becomes Return.trackingNumber)' }),
+    carrier: t.string({ description: 'Carrier of the label, e.g. USPS (becomes Return.carrier)' }),
+    trackingUrl: t.string({ description: "The carrier's tracking page (becomes Return.trackingUrl)" }),
+    postageLabelUrl: t.string({ description: 'URL of the printable postage label (becomes Return.labelUrl)' }),
+  }),
+});
+
+/** The input of returnCreate, under its name and under the deprecated createReturn's one. */
+function returnCreateInput(name: string, description: string) {
+  return builder.inputType(name, {
+    description,
+    fields: (t) => ({
+      orderId: t.id({ description: 'Our order id (ord_); give exactly one of orderId and externalOrderId' }),
+      externalOrderId: t.string({ description: "The merchant's order id (its orderId at creation); give exactly one of orderId and externalOrderId" }),
+      items: t.field({ type: [CreateReturnItemInput], required: true, description: '1 to 250 lines of the order to return, each line at most once' }),
+      type: t.field({ type: ReturnType, description: 'RETURN, CLAIM or WARRANTY; default RETURN' }),
+      originAddress: t.field({ type: ReturnAddressInput, description: 'Where the customer ships the return from; line1, city, state, postalCode and country must not be blank' }),
+      label: t.field({ type: ReturnLabelInput, description: 'A label already bought for the return: its trackingNumber is required, carrier and URLs optional' }),
+      notes: t.string({ description: "The return's first note, 1 to 255 characters" }),
+    }),
+  });
+}
+
+const ReturnCreateInput = returnCreateInput('ReturnCreateInput', 'A return of some units of an order\'s lines (returnCreate)');
+const CreateReturnInput = returnCreateInput(
+  'CreateReturnInput',
+  'Input of the deprecated createReturn; use returnCreate with ReturnCreateInput (the same fields)',
+);
+
+const ProcessReturnItemInput = builder.inputType('ProcessReturnItemInput', {
+  description: 'The decision on one item of returnItemsProcess; every item still on the return must be named exactly once (else BAD_USER_INPUT)',
+  fields: (t) => ({
+    itemId: t.id({ required: true, description: 'ReturnItem id (rli_) of an item still on the return' }),
+    reject: t.boolean({ description: 'True takes the item off the return and releases its units; false (the default) completes it with its refund' }),
+    outcome: t.field({
+      type: ReturnOutcome,
+      description:
+        'How a completed item is paid, when not as its return asked: REFUND or CREDIT, for an item that asked for either (an EXCHANGE or KEEP ' +
+        'item stays as asked); the item then records it, and returnReset gives back the one asked. Not with reject: true (BAD_USER_INPUT)',
+    }),
+  }),
+});
+
+const ReturnItemOutcomeInput = builder.inputType('ReturnItemOutcomeInput', {
+  description: 'An outcome processingPreview is to reckon an item with, as returnItemsProcess would record it',
+  fields: (t) => ({
+    itemId: t.id({ required: true, description: 'ReturnItem id (rli_) of an item still on the return' }),
+    outcome: t.field({ type: ReturnOutcome, required: true, description: 'REFUND or CREDIT, for an item that asked for either' }),
+  }),
+});
+
+export const SettableReturnStatus = builder.enumType('SettableReturnStatus', {
+  description: 'Statuses returnStatusSet takes; each runs the operation leading there, so the state machine of ReturnStatus applies',
+  values: {
+    COMPLETE: { value: 'complete', description: 'Runs returnProcess: completes the return, recording refunds and store credit' },
+    OPEN: { value: 'open', description: 'Runs returnReset: back to OPEN with the items it was created with, nothing refunded' },
+    FLAGGED: { value: 'flagged', description: 'Runs returnFlag: flags the return for review' },
+    REJECTED: { value: 'rejected', description: 'Runs returnReject: rejects the return and releases its units' },
+    DELETED: { value: 'deleted', description: 'Runs returnDelete: deletes the return; no status operation applies to it afterwards' },
+  } as const,
+});
+
+/** What returnCreate answers, under its name and under the deprecated createReturn's one. */
+function returnCreatePayload(name: string, description: string) {
+  return builder.objectRef<{ return: Plain<ReturnRow>; replayed: boolean }>(name).implement({
+    description,
+    fields: (t) => ({
+      return: t.field({
+        type: Return,
+        nullable: false,
+        description: 'The return created, or on a replay the one the idempotency key created first',
+        resolve: (payload) => payload.return,
+      }),
+      replayed: t.exposeBoolean('replayed', {
+        nullable: false,
+        description: 'True when the idempotency key replayed an earlier creation: nothing was written',
+      }),
+    }),
+  });
+}
+
+const ReturnCreatePayload = returnCreatePayload('ReturnCreatePayload', 'What returnCreate answers: the return, and whether it was a replay');
+const CreateReturnPayload = returnCreatePayload(
+  'CreateReturnPayload',
+  'Payload of the deprecated createReturn; use returnCreate, which answers the same fields as ReturnCreatePayload',
+);
+
+type Transition = (db: GraphQLContext['prisma'], storeId: string, ref: ReturnRef) => Promise<string>;
+
+/** How a mutation on one return names it, and the errors that naming gives. */
+const RETURN_REF =
+  'The return is named by id, number, orderName or orderId (an order names its newest return); criteria given together must name the same return.';
+const REF_INVALID = 'BAD_USER_INPUT when no criterion is given, number is not positive or the criteria name different returns';
+const REF_MISSING = 'NOT_FOUND when the store has no such return';
+const REF_ERRORS = `${REF_INVALID}; ${REF_MISSING}`;
+const IN_PROGRESS = 'OPEN, IN_TRANSIT, DELIVERED, NEEDS_REVIEW, IN_REVIEW or FLAGGED';
+const NOT_ALLOWED = 'UNPROCESSABLE when its status does not allow the operation';
+
+/** A mutation of one return's status (`transition`), its new name and, with `deprecationReason`, its old one. */
+function transitionField(t: MutationFieldBuilder, transition: Transition, description: string, deprecationReason?: string) {
+  return t.prismaField({
+    type: 'Return',
+    nullable: false,
+    description,
+    deprecationReason,
+    authScopes: { scope: 'returns_write' },
+    args: returnRefArgs(t),
+    resolve: async (query, _root, args, ctx) => {
+      const id = await transition(ctx.prisma, storeIdOf(ctx), refOf(args));
+      return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  });
+}
+
+/** returnCreate, and createReturn: its deprecated old name (`deprecationReason`). */
+function returnCreateField(
+  t: MutationFieldBuilder,
+  types: { input: typeof ReturnCreateInput; payload: typeof ReturnCreatePayload },
+  deprecationReason?: string,
+) {
+  return t.field({
+    type: types.payload,
+    nullable: false,
+    description:
+      "Creates a return (status OPEN) of some units of an order's lines, in one transaction with its first note, the store's return " +
+      'processing fee (when billing settings set one) and the return.created event; it goes to the location fulfilling the lines. With ' +
+      'an idempotencyKey, a repeat of the same request answers the return it made (replayed: true). Needs returns_write. Errors: ' +
+      'BAD_USER_INPUT for invalid input: not exactly one of orderId and externalOrderId, no items or more than 250, a line the order lacks ' +
+      'or names twice, a quantity below 1, a text over 255 characters, a blank required address part (every issue in extensions.issues; ' +
+      'nothing written); NOT_FOUND for an unknown order; CONFLICT when a quantity exceeds what was ordered less what live returns claim, ' +
+      'or when the idempotency key was used with a different request.',
+    deprecationReason,
+    authScopes: { scope: 'returns_write' },
+    args: {
+      input: t.arg({ type: types.input, required: true, description: 'The order, the lines and units to return, and the return\'s details' }),
+      idempotencyKey: t.arg.string({
+        description:
+          'Optional, 1 to 255 characters, per store (REST: the Idempotency-Key header): a repeat with the same key and the same request ' +
+          'answers the return already made; the same key with a different request is CONFLICT',
+      }),
+    },
+    resolve: async (_root, args, ctx, info) => {
+      const { input } = args;
+      const created = await createReturn(
+        ctx.prisma,
+        storeIdOf(ctx),
+        {
+          orderId: input.orderId == null ? null : String(input.orderId),
+          externalOrderId: input.externalOrderId,
+          originAddress: input.originAddress,
+          label: input.label,
+          notes: input.notes,
+          type: input.type,
+          items: input.items,
+        },
+        args.idempotencyKey,
+      );
+      return { return: await loadReturn(ctx, info, created.id, ['return']), replayed: created.replayed };
+    },
+  });
+}
+
+const RETURN_PROCESS =
+  `Completes the return (status COMPLETE): every item still on it with a REFUND or CREDIT outcome gets its refund amount, and the ` +
+  `return's total refund and store credit are recorded; records return.updated. Allowed from ${IN_PROGRESS}; COMPLETE is final but for ` +
+  `returnReset. ${RETURN_REF} Needs returns_write. Errors: ${REF_ERRORS}; ${NOT_ALLOWED}.`;
+const RETURN_FLAG =
+  `Flags the return for review (status FLAGGED) and records return.updated. Allowed from OPEN, IN_TRANSIT, DELIVERED, NEEDS_REVIEW or ` +
+  `IN_REVIEW. ${RETURN_REF} Needs returns_write. Errors: ${REF_ERRORS}; ${NOT_ALLOWED}.`;
+const RETURN_REJECT =
+  `Rejects the return (status REJECTED; the compatibility interface's close): its items no longer claim the order's units; records ` +
+  `return.updated. Allowed from ${IN_PROGRESS}; REJECTED is final but for returnReset. ${RETURN_REF} Needs returns_write. Errors: ` +
+  `${REF_ERRORS}; ${NOT_ALLOWED}.`;
+const RETURN_RESET =
+  `Resets the return (the compatibility interface's cancel): back to OPEN with the items it was created with, removed ones restored, ` +
+  `nothing refunded (refunds already made are not reversed); records return.updated. Allowed from any status but DELETED. ${RETURN_REF} ` +
+  `Needs returns_write. Errors: ${REF_ERRORS}; ${NOT_ALLOWED}, or when units it would claim again are meanwhile claimed by another return.`;
+const RETURN_DELETE =
+  `Deletes the return (status DELETED): no operation applies to it afterwards and its items no longer claim the order's units; records ` +
+  `return.updated. Allowed from any status but DELETED. ${RETURN_REF} Needs returns_write. Errors: ${REF_ERRORS}; ${NOT_ALLOWED}.`;
+
+/** returnItemsProcess, and processReturnItems: its deprecated old name (`deprecationReason`). */
+function returnItemsProcessField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.prismaField({
+    type: 'Return',
+    nullable: false,
+    description:
+      'Processes the return item by item: rejected items are taken off the return (their units released), the others complete with ' +
+      `their refunds as returnProcess completes them, each paid as its outcome says when given (refund or credit); rejecting every item rejects the return. Records return.updated. Allowed from ` +
+      `${IN_PROGRESS}. ${RETURN_REF} Needs returns_write. Errors: ${REF_INVALID}, or when an item is not on the return, is named twice ` +
+      `or is missing; ${REF_MISSING}; ${NOT_ALLOWED}.`,
+    deprecationReason,
+    authScopes: { scope: 'returns_write' },
+    args: {
+      ...returnRefArgs(t),
+      items: t.arg({
+        type: [ProcessReturnItemInput],
+        required: true,
+        description: 'One decision per item still on the return, each item exactly once',
+      }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      const decisions = args.items.map((item) => ({ itemId: String(item.itemId), reject: item.reject ?? false, outcome: item.outcome }));
+      const id = await processReturnItems(ctx.prisma, storeIdOf(ctx), refOf(args), decisions);
+      return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  });
+}
+
+/** returnStatusSet, and setReturnStatus: its deprecated old name (`deprecationReason`). */
+function returnStatusSetField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.prismaField({
+    type: 'Return',
+    nullable: false,
+    description:
+      'Sets a status by running the operation leading to it, with its rules and its return.updated event: COMPLETE runs returnProcess, ' +
+      `OPEN returnReset, FLAGGED returnFlag, REJECTED returnReject, DELETED returnDelete. ${RETURN_REF} Needs returns_write. Errors: ` +
+      `${REF_ERRORS}; ${NOT_ALLOWED}.`,
+    deprecationReason,
+    authScopes: { scope: 'returns_write' },
+    args: {
+      ...returnRefArgs(t),
+      status: t.arg({ type: SettableReturnStatus, required: true, description: 'The status to reach' }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      const id = await setReturnStatus(ctx.prisma, storeIdOf(ctx), refOf(args), args.status);
+      return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  });
+}
+
+/** returnItemsRemove, and removeReturnItems: its deprecated old name (`deprecationReason`). */
+function returnItemsRemoveField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.prismaField({
+    type: 'Return',
+    nullable: false,
+    description:
+      'Takes items off the return (their units released) and records return.updated. Only items with a REFUND or CREDIT outcome can be ' +
+      `removed, and the last item still on the return stays. Allowed from ${IN_PROGRESS}. ${RETURN_REF} Needs returns_write. Errors: ` +
+      `${REF_INVALID}, or for an empty list or an id that is not an item of the return; ${REF_MISSING}; ${NOT_ALLOWED}, or for an ` +
+      'item already removed, one with another outcome, or the last one.',
+    deprecationReason,
+    authScopes: { scope: 'returns_write' },
+    args: {
+      ...returnRefArgs(t),
+      lineItemIds: t.arg.idList({ required: true, description: 'ReturnItem ids (rli_) of the items to remove; at least one' }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      const id = await removeReturnItems(ctx.prisma, storeIdOf(ctx), refOf(args), args.lineItemIds.map(String));
+      return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  });
+}
+
+/** returnNoteAdd, and addReturnNote: its deprecated old name (`deprecationReason`). */
+function returnNoteAddField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.prismaField({
+    type: 'ReturnNote',
+    nullable: false,
+    description:
+      'Adds a note to the return and records return.updated; answers the note. Allowed in any status but DELETED. ' +
+      `${RETURN_REF} Needs returns_write. Errors: ${REF_INVALID}, or for content that is blank or over 255 characters; ${REF_MISSING}; ` +
+      `${NOT_ALLOWED}.`,
+    deprecationReason,
+    authScopes: { scope: 'returns_write' },
+    args: { ...returnRefArgs(t), content: t.arg.string({ required: true, description: 'The note, 1 to 255 characters, not blank' }) },
+    resolve: async (query, _root, args, ctx) => {
+      const { noteId } = await addReturnNote(ctx.prisma, storeIdOf(ctx), refOf(args), args.content);
+      return ctx.reads.returnNote.findUniqueOrThrow({ ...query, where: { id: noteId } });
+    },
+  });
+}
+
+/** returnTagsSet, and setReturnTags: its deprecated old name (`deprecationReason`). */
+function returnTagsSetField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.prismaField({
+    type: 'Return',
+    nullable: false,
+    description:
+      'Replaces the tags of the return, in any status, and records return.updated; each tag must be a return tag the store defines ' +
+      `(returnTagUpsert). ${RETURN_REF} Needs returns_write. Errors: ${REF_INVALID}, or for more than 50 tags or a tag the store does ` +
+      `not define (nothing written); ${REF_MISSING}.`,
+    deprecationReason,
+    authScopes: { scope: 'returns_write' },
+    args: {
+      ...returnRefArgs(t),
+      tags: t.arg.stringList({ required: true, description: "The return's tags from now on: at most 50 names (a repeated name counts once); [] removes all" }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      const id = await setReturnTags(ctx.prisma, storeIdOf(ctx), refOf(args), args.tags);
+      return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  });
+}
+
+builder.mutationField('returnLabelSet', (t) =>
+  t.prismaField({
+    type: 'Return',
+    nullable: false,
+    description:
+      "Gives the return a shipping label, or replaces the one it has (tracking number, carrier, URLs and status all take the input's values). " +
+      'Records return.updated when anything changed, and return_label.created for a return without a tracking number before, else ' +
+      `return_label.updated when the carrier, tracking number or label status changed. Allowed in any status but DELETED. ${RETURN_REF} ` +
+      `Needs returns_write. Errors: ${REF_INVALID}, or for a blank tracking number or a text over its length; ${REF_MISSING}; ${NOT_ALLOWED}.`,
+    authScopes: { scope: 'returns_write' },
+    args: {
+      ...returnRefArgs(t),
+      label: t.arg({ type: ReturnLabelInput, required: true, description: 'The label: trackingNumber required (up to 255 characters), carrier and URLs optional' }),
+      labelStatus: t.arg.string({ description: "The label's shipment status as the carrier reports it (e.g. pre_transit, in_transit, delivered); null clears it" }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      const id = await setReturnLabel(ctx.prisma, storeIdOf(ctx), refOf(args), { ...args.label, labelStatus: args.labelStatus });
+      return ctx.reads.return.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+);
+
+builder.mutationFields((t) => ({
+  returnCreate: returnCreateField(t, { input: ReturnCreateInput, payload: ReturnCreatePayload }),
+  createReturn: returnCreateField(t, { input: CreateReturnInput, payload: CreateReturnPayload }, 'Use returnCreate'),
+  returnProcess: transitionField(t, processReturn, RETURN_PROCESS),
+  processReturn: transitionField(t, processReturn, RETURN_PROCESS, 'Use returnProcess'),
+  returnFlag: transitionField(t, flagReturn, RETURN_FLAG),
+  flagReturn: transitionField(t, flagReturn, RETURN_FLAG, 'Use returnFlag'),
+  returnReject: transitionField(t, rejectReturn, RETURN_REJECT),
+  rejectReturn: transitionField(t, rejectReturn, RETURN_REJECT, 'Use returnReject'),
+  returnReset: transitionField(t, resetReturn, RETURN_RESET),
+  resetReturn: transitionField(t, resetReturn, RETURN_RESET, 'Use returnReset'),
+  returnItemsProcess: returnItemsProcessField(t),
+  processReturnItems: returnItemsProcessField(t, 'Use returnItemsProcess'),
+  returnDelete: transitionField(t, deleteReturn, RETURN_DELETE),
+  deleteReturn: transitionField(t, deleteReturn, RETURN_DELETE, 'Use returnDelete'),
+  returnStatusSet: returnStatusSetField(t),
+  setReturnStatus: returnStatusSetField(t, 'Use returnStatusSet'),
+  returnItemsRemove: returnItemsRemoveField(t),
+  removeReturnItems: returnItemsRemoveField(t, 'Use returnItemsRemove'),
+  returnNoteAdd: returnNoteAddField(t),
+  addReturnNote: returnNoteAddField(t, 'Use returnNoteAdd'),
+  returnTagsSet: returnTagsSetField(t),
+  setReturnTags: returnTagsSetField(t, 'Use returnTagsSet'),
+}));
+
+// ---------------------------------------------------------------- imported returns
+
+const ImportedReturnItemInput = builder.inputType('ImportedReturnItemInput', {
+  description: "Units of one of the store's products on an imported return; texts up to 255 characters unless stated otherwise",
+  fields: (t) => ({
+    productId: t.id({ required: true, description: 'Our product id (prd_), as productFamiliesBulkUpsert answers it; an unknown product fails this return' }),
+    quantity: t.int({ required: true, description: 'Units returned, at least 1' }),
+    sku: t.string({ description: "The product's SKU when omitted" }),
+    barcode: t.string({ description: "The product's UPC or first barcode when omitted" }),
+    productTitle: t.string({ description: "The product's title when omitted; up to 1000 characters" }),
+    variantTitle: t.string({ description: 'Title of the variant, up to 1000 characters; kept as ReturnItem.variantTitle' }),
+    reason: t.string({ description: "The customer's reason for returning" }),
+    condition: t.string({ description: "The item's condition as the importing system states it; kept as ReturnItem.condition" }),
+  }),
+});
+
+const ImportedReturnAddressInput = builder.inputType('ImportedReturnAddressInput', {
+  description: 'A postal address of an imported return; texts up to 255 characters unless stated otherwise',
+  fields: (t) => ({
+    name: t.string({ description: 'Name of the person or business at the address' }),
+    line1: t.string({ required: true, description: 'First street line; must not be blank' }),
+    line2: t.string({ description: 'Second street line (apartment, suite ...)' }),
+    city: t.string({ required: true, description: 'City or town; must not be blank' }),
+    state: t.string({ description: 'State or province' }),
+    postalCode: t.string({ description: 'Postal or ZIP code, up to 32 characters' }),
+    country: t.string({ required: true, description: 'ISO 3166-1 alpha-2' }),
+    phone: t.string({ description: 'Phone number, up to 32 characters' }),
+  }),
+});
+
+const ImportedReturnCustomerInput = builder.inputType('ImportedReturnCustomerInput', {
+  description: 'The customer an imported return names; each part up to 255 characters',
+  fields: (t) => ({
+    firstName: t.string({ description: 'Becomes Return.customerFirstName' }),
+    lastName: t.string({ description: 'Becomes Return.customerLastName' }),
+    email: t.string({ description: 'A valid e-mail address, stored lower case as Return.customerEmail' }),
+  }),
+});
+
+const ImportReturnInput = builder.inputType('ImportReturnInput', {
+  description: 'One return created outside this service, without an order; a problem with it fails only this return (see ImportedReturnResult.error)',
+  fields: (t) => ({
+    items: t.field({ type: [ImportedReturnItemInput], required: true, description: 'At least one and at most 250' }),
+    customer: t.field({ type: ImportedReturnCustomerInput, description: 'The customer returning the items' }),
+    externalReferenceId: t.string({ description: "The merchant's own return/RMA id" }),
+    trackingNumber: t.string({ description: 'Tracking number of the return shipment, up to 255 characters' }),
+    carrier: t.string({ description: 'Carrier of the return shipment, up to 255 characters' }),
+    notes: t.string({ description: "The return's first note" }),
+    idempotencyKey: t.string({ description: 'A retry with the same key answers the return already made' }),
+    currency: t.string({ description: 'ISO 4217; USD when omitted' }),
+    shippingAddress: t.field({ type: ImportedReturnAddressInput, description: 'Where the customer ships the return from' }),
+    merchantAddress: t.field({ type: ImportedReturnAddressInput, description: "Where the return goes; the store's default location when omitted" }),
+  }),
+});
+
+const ImportedReturnResult = builder.objectRef<ImportedReturnResult>('ImportedReturnResult').implement({
+  description: 'What became of one imported return, in the request order',
+  fields: (t) => ({
+    returnId: t.id({
+      nullable: true,
+      description: 'svc_id of the return made (or of the one an earlier import with the same idempotency key made); null when this return failed',
+      resolve: (r) => (r.status === 'created' ? r.returnId : null),
+    }),
+    replayed: t.boolean({ nullable: false, description: 'True when the idempotency key answered an earlier import', resolve: (r) => r.status === 'created' && r.replayed }),
+    error: t.string({
+      nullable: true,
+      description: 'Why this return was not imported (an invalid value, an unknown product, an idempotency key used with another request); null on success',
+      resolve: (r) => (r.status === 'error' ? r.error : null),
+    }),
+  }),
+});
+
+/** returnsImport, and importReturns: its deprecated old name (`deprecationReason`). */
+function returnsImportField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.field({
+    type: [ImportedReturnResult],
+    nullable: false,
+    description:
+      'Imports 1 to 100 returns created outside the service (a warehouse scan, an ERP ...): no order, items naming products of the store. ' +
+      'Each is created (status OPEN, with the return.created event) in its own transaction with its own result, in request order, so a ' +
+      'refused one (its error: invalid values, an unknown product) leaves the others; its idempotencyKey makes a retry answer the return ' +
+      'already made (replayed). Needs returns_write. Errors: BAD_USER_INPUT when the list holds fewer than 1 or more than 100 returns.',
+    deprecationReason,
+    authScopes: { scope: 'returns_write' },
+    args: {
+      returns: t.arg({ type: [ImportReturnInput], required: true, description: '1 to 100 returns, each with 1 to 250 items' }),
+    },
+    resolve: (_root, args, ctx) =>
+      importReturns(
+        ctx.prisma,
+        storeIdOf(ctx),
+        args.returns.map((input) => ({ ...input, items: input.items.map((item) => ({ ...item, productId: String(item.productId) })) })),
+      ),
+  });
+}
+
+builder.mutationField('returnsImport', (t) => returnsImportField(t));
+builder.mutationField('importReturns', (t) => returnsImportField(t, 'Use returnsImport'));
+
+// ---------------------------------------------------------------- return tags
+
+export const ReturnTag = builder.prismaObject('ReturnTag', {
+  description: 'A return tag the store defines; returns name it in `tags`',
+  fields: (t) => ({
+    name: t.exposeString('name', { nullable: false, description: 'The tag, 1 to 100 characters and unique in the store; Return.tags and returnTagsSet name it' }),
+    pillTheme: t.exposeString('pillTheme', { nullable: false, description: 'One of the reference pill themes (NORMAL, PRIMARY, SUCCESS ...)' }),
+    source: t.exposeString('source', { nullable: false, description: 'merchant: made through the API' }),
+    numericId: t.exposeInt('numericId', {
+      nullable: false,
+      description: 'Numeric id, unique across the service; return_tag.updated events name the tag as `<storeId>:<numericId>`',
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  returnTags: t.prismaField({
+    type: ['ReturnTag'],
+    nullable: false,
+    description: 'Every return tag the store defines, sorted by name. Needs returns_read.',
+    authScopes: { scope: 'returns_read' },
+    resolve: (query, _root, _args, ctx) => ctx.reads.returnTag.findMany({ ...query, where: { storeId: storeIdOf(ctx) }, orderBy: { name: 'asc' } }),
+  }),
+}));
+
+const TAG_NAME_RULE = '1 to 100 characters';
+
+/** returnTagUpsert, and upsertReturnTag: its deprecated old name (`deprecationReason`). */
+function returnTagUpsertField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.prismaField({
+    type: 'ReturnTag',
+    nullable: false,
+    description:
+      "Creates the store's return tag `name`, or changes its pill theme; with a newName, renames it and rewrites every return of the " +
+      'store naming it. Records return_tag.updated, in one transaction with the change. Needs returns_write. Errors: BAD_USER_INPUT for a ' +
+      'name or newName that is blank or over 100 characters, or an unknown pillTheme; NOT_FOUND when renaming a tag the store does not ' +
+      'have; CONFLICT when newName is another tag already.',
+    deprecationReason,
+    authScopes: { scope: 'returns_write' },
+    args: {
+      name: t.arg.string({ required: true, description: `The tag, ${TAG_NAME_RULE}; created when the store does not have it (unless renaming)` }),
+      pillTheme: t.arg.string({ required: true, description: `How the tag is shown, one of: ${PILL_THEMES.join(', ')}` }),
+      newName: t.arg.string({ description: `Renames the tag (and every return naming it) when given and different from name; ${TAG_NAME_RULE}` }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      const tag = await upsertReturnTag(ctx.prisma, storeIdOf(ctx), args);
+      return ctx.reads.returnTag.findUniqueOrThrow({ ...query, where: { storeId_name: { storeId: tag.storeId, name: tag.name } } });
+    },
+  });
+}
+
+/** returnTagDelete, and deleteReturnTag: its deprecated old name (`deprecationReason`). */
+function returnTagDeleteField(t: MutationFieldBuilder, deprecationReason?: string) {
+  return t.boolean({
+    nullable: false,
+    description:
+      "Deletes the store's return tag and strips it from every return naming it; records return_tag.updated, in one transaction; " +
+      'answers true. Needs returns_write. Errors: NOT_FOUND for a tag the store does not have; BAD_USER_INPUT for a name that is blank ' +
+      'or over 100 characters.',
+    deprecationReason,
+    authScopes: { scope: 'returns_write' },
+    args: { name: t.arg.string({ required: true, description: 'The tag to delete' }) },
+    resolve: async (_root, args, ctx) => {
+      await deleteReturnTag(ctx.prisma, storeIdOf(ctx), args.name);
+      return true;
+    },
+  });
+}
+
+builder.mutationFields((t) => ({
+  returnTagUpsert: returnTagUpsertField(t),
+  upsertReturnTag: returnTagUpsertField(t, 'Use returnTagUpsert'),
+  returnTagDelete: returnTagDeleteField(t),
+  deleteReturnTag: returnTagDeleteField(t, 'Use returnTagDelete'),
 }));
