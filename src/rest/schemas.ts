@@ -7,15 +7,9 @@ export const MONEY_SCHEMA: JsonSchema = {
   required: ['amount', 'currency'],
   properties: {
     amount: { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', description: 'Decimal amount in the currency, e.g. "12.50"' },
-    currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217' },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
   },
 };
 
 /** The `{error}` body order creation and its fulfillments answer for 400, 401, 404 and 409, as their integrations expect. */
-export const ERROR_BODY_SCHEMA: JsonSchema = {
-  type: 'object',
-  description: 'The `{error}` body order creation answers for 400, 401 and 409',
-  required: ['error'],
-  additionalProperties: false,
-  properties: { error: { type: 'string' } },
-};
+export const ERROR_BODY_SCHEMA: JsonSchema = { type: 'object', additionalProperties: false, required: ['error'], properties: { error: { type: 'string' } } };

@@ -44,7 +44,7 @@ export const WebhookPayload = builder.enumType('WebhookPayload', {
   values: {
     NATIVE: { description: '`{id, topic, createdAt, storeId, subjectId, data}` for any topic' },
     REDO: { description: "The v2.2 reference document's `webhooks.return` event: `{type, at, merchantName, return, order}`" },
-    LOOP: { description: "The other returns platform's return webhook: `{topic: \"return\", trigger, ...}`" },
+    LOOP: { description: "The warehouse platform's return webhook: `{topic: \"return\", trigger, ...}`" },
   } as const,
 });
 
@@ -203,7 +203,7 @@ const ReturnWebhookPayload = builder.enumType('ReturnWebhookPayload', {
   description: 'How the body of each delivery of a return webhook is shaped; the return is read as it is when the delivery is made',
   values: {
     REDO: { description: "The v2.2 reference document's `webhooks.return` event: `{type, at, merchantName, return, order}`" },
-    LOOP: { description: "The other returns platform's return webhook: `{topic: \"return\", trigger, ...}`" },
+    LOOP: { description: "The warehouse platform's return webhook: `{topic: \"return\", trigger, ...}`" },
   } as const,
 });
 
@@ -217,7 +217,7 @@ function returnWebhookSaveInput(name: string, description: string) {
       payload: t.field({
         type: ReturnWebhookPayload,
         required: true,
-        description: "How each delivery's body is shaped: REDO the v2.2 reference document's return event, LOOP the other returns platform's return webhook",
+        description: "How each delivery's body is shaped: REDO the v2.2 reference document's return event, LOOP the warehouse platform's return webhook",
       }),
       externalId: t.string({
         required: false,

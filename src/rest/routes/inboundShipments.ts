@@ -144,7 +144,8 @@ const FILTERS: QueryParameter[] = [
 const NAMES = { ...parameterNames(FILTERS), ...PAGE_PARAMETER_NAMES };
 
 const NULLABLE_STRING = { type: ['string', 'null'] };
-const COST_SCHEMA = { ...MONEY_SCHEMA, additionalProperties: false };
+/** A money object closed to other members, its keys in the order the document has always listed them. */
+const COST_SCHEMA = { type: 'object', additionalProperties: false, required: MONEY_SCHEMA.required, properties: MONEY_SCHEMA.properties };
 const NULLABLE_DATE = { type: ['string', 'null'], format: 'date' };
 
 const SHIPMENT_PROPERTIES = {
