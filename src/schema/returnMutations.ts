@@ -3,32 +3,12 @@
 import type { Return as ReturnRow } from '../generated/prisma/client.ts';
 import type { Plain } from '../db/reads/plain.ts';
 import { createReturn } from '../domain/returns/creation.ts';
-import { type ReturnRef } from '../domain/returns/locking.ts';
+import type { ReturnRef } from '../domain/returns/locking.ts';
 import { addReturnNote, setReturnTags, deleteReturn, setReturnStatus, flagReturn, processReturn, processReturnItems, rejectReturn, removeReturnItems, resetReturn, setReturnLabel } from '../domain/returns/operations.ts';
 import { builder } from './builder.ts';
 import { storeIdOf, type GraphQLContext } from './context.ts';
 import type { MutationFieldBuilder } from './node.ts';
-import { Return, ReturnOutcome, ReturnType, loadReturn } from './returns.ts';
-
-type ArgBuilder = Parameters<Parameters<typeof builder.mutationFields>[0]>[0]['arg'];
-
-export function returnRefArgs(t: { arg: ArgBuilder }) {
-  return {
-    id: t.arg.id({ description: "The return's svc_id (24 hex digits; the REST id)" }),
-    number: t.arg.int({ description: "The return's numeric id of the compatibility interface (a positive integer)" }),
-    orderName: t.arg.string({ description: 'An order name such as "#1001": names that order\'s newest return' }),
-    orderId: t.arg.id({ description: "An order id (ord_): names that order's newest return" }),
-  };
-}
-
-export function refOf(args: { id?: string | number | null; number?: number | null; orderName?: string | null; orderId?: string | number | null }): ReturnRef {
-  return {
-    id: args.id == null ? null : String(args.id),
-    number: args.number,
-    orderName: args.orderName,
-    orderId: args.orderId == null ? null : String(args.orderId),
-  };
-}
+import { Return, ReturnItemOutcomeInput, ReturnOutcome, ReturnType, loadReturn, refOf, returnRefArgs } from './returns.ts';
 
 const CreateReturnItemInput = builder.inputType('CreateReturnItemInput', {
   description: 'Units of one order line to return; each line at most once per return',
@@ -103,7 +83,7 @@ const ProcessReturnItemInput = builder.inputType('ProcessReturnItemInput', {
   }),
 });
 
-export const ReturnItemOutcomeInput = builder.inputType('ReturnItemOutcomeInput', {
+ReturnItemOutcomeInput.implement({
   description: 'An outcome processingPreview is to reckon an item with, as returnItemsProcess would record it',
   fields: (t) => ({
     itemId: t.id({ required: true, description: 'ReturnItem id (rli_) of an item still on the return' }),

@@ -4,20 +4,19 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Scope } from '../auth/scopes.ts';
-import type { Return as ReturnRow, ReturnStatus as ReturnStatusValue } from '../generated/prisma/client.ts';
+import type { Return as ReturnRow, ReturnOutcome as ReturnOutcomeValue, ReturnStatus as ReturnStatusValue } from '../generated/prisma/client.ts';
 import type { Plain } from '../db/reads/plain.ts';
 import { ITEM_AMOUNT_SELECT, previewProcessing, type ProcessingAmounts, returnItemAmounts, type ItemAmountSource, type ReturnItemAmounts, returnItemUnitPrice, returnTotals, type ReturnTotals, itemRefundSplit, type RefundSplit } from '../domain/returns/amounts.ts';
 import { describeItem, ITEM_DESCRIPTION_SELECT, ITEM_SKU_SELECT, itemSku, ITEMS_ON_RETURN, ASN_RETURN_SELECT, asnRowsOf, listAsnReturns, listAsnRows, type AsnRow } from '../domain/returns/asn.ts';
 import { ITEM_LOOK_SELECT, itemImageUrl, itemVariantTitle, editedAtOf, CLOSED_AT_SELECT, STATUS_HISTORY, closedAtOf, restockStatusOf, orderNumberOf, ORIGIN_COUNTRY_SELECT, originCountryOf } from '../domain/returns/facts.ts';
 import { listReturns, countReturnsByStatus, type ReturnPage } from '../domain/returns/lists.ts';
-import { findReturnId } from '../domain/returns/locking.ts';
+import { findReturnId, type ReturnRef } from '../domain/returns/locking.ts';
 import { allowedOperations, canApply, type ReturnOperation } from '../domain/returns/status.ts';
 import { searchHelp } from '../domain/search/kinds.ts';
 import { builder } from './builder.ts';
 import { storeIdOf, type GraphQLContext, hasAnyScope } from './context.ts';
 import { keysetConnection, withCursorColumns, type KeysetSort } from './keyset.ts';
 import { money, Money } from './scalars.ts';
-import { ReturnItemOutcomeInput, refOf, returnRefArgs } from './returnMutations.ts';
 
 const RETURN_AUDIENCE: readonly Scope[] = ['returns_read', 'returns_write'];
 
@@ -631,6 +630,32 @@ function returnQuery(ctx: GraphQLContext, info: GraphQLResolveInfo, paths: strin
 export function loadReturn(ctx: GraphQLContext, info: GraphQLResolveInfo, id: string, path: string[] = []) {
   return ctx.reads.return.findUniqueOrThrow({ ...returnQuery(ctx, info, [path]), where: { id } });
 }
+
+type ArgBuilder = Parameters<Parameters<typeof builder.mutationFields>[0]>[0]['arg'];
+
+export function returnRefArgs(t: { arg: ArgBuilder }) {
+  return {
+    id: t.arg.id({ description: "The return's svc_id (24 hex digits; the REST id)" }),
+    number: t.arg.int({ description: "The return's numeric id of the compatibility interface (a positive integer)" }),
+    orderName: t.arg.string({ description: 'An order name such as "#1001": names that order\'s newest return' }),
+    orderId: t.arg.id({ description: "An order id (ord_): names that order's newest return" }),
+  };
+}
+
+export function refOf(args: { id?: string | number | null; number?: number | null; orderName?: string | null; orderId?: string | number | null }): ReturnRef {
+  return {
+    id: args.id == null ? null : String(args.id),
+    number: args.number,
+    orderName: args.orderName,
+    orderId: args.orderId == null ? null : String(args.orderId),
+  };
+}
+
+/**
+ * An outcome processingPreview reckons an item with. Named here, implemented beside the mutations
+ * (returnMutations.ts) that take the same shape, so the schema registers it where it always did.
+ */
+export const ReturnItemOutcomeInput = builder.inputRef<{ itemId: string | number; outcome: ReturnOutcomeValue }>('ReturnItemOutcomeInput');
 
 builder.queryFields((t) => ({
   returns: t.connection(
