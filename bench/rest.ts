@@ -56,7 +56,7 @@ import type { DoorResponse } from '../src/http/door.ts';
 import { RouteTable } from '../src/http/routeTable.ts';
 import { contextFactory, type GraphQLContext } from '../src/schema/context.ts';
 import { contextServices } from '../src/process/contextServices.ts';
-import type { CursorSigner } from '../src/schema/keyset.ts';
+import type { CursorSigner } from '../src/schema/cursors.ts';
 import { defineOperation, runOperation, type Operation } from '../src/schema/execute.ts';
 import { createApp } from '../src/process/server.ts';
 import { sofaRouter as serviceSofaRouter } from '../src/rest/sofa.ts';

@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import { systemLookup } from '../domain/webhooks.ts';
 import type { Tracing } from '../observability/telemetry.ts';
 import type { ContextServices } from '../schema/context.ts';
-import { CursorSigner } from '../schema/keyset.ts';
+import { CursorSigner } from '../schema/cursors.ts';
 
 export function contextServices(config: Pick<Config, 'cursorSecret' | 'webhooksAllowLoopback'>, tracing?: Tracing): ContextServices {
   return {

@@ -8,7 +8,7 @@ import type { Scope } from '../auth/scopes.ts';
 import type { PortalLinks } from '../auth/shopper.ts';
 import type { AddressPolicy } from '../domain/webhooks.ts';
 import type { execute } from 'graphql';
-import type { CursorSigner } from './keyset.ts';
+import type { CursorSigner } from './cursors.ts';
 import { trace } from '@opentelemetry/api';
 import { ATTR_STORE_ID } from '../observability/telemetry.ts';
 import { identifyActor, type Actor } from '../observability/requestScope.ts';

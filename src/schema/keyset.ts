@@ -3,9 +3,8 @@
 // never moves when rows are inserted or the cursor row itself changes, and an
 // altered cursor is refused. Nested connections use plugin-prisma instead, which
 // loads them inside the parent's query.
-import crypto from 'node:crypto';
-import { GraphQLError } from 'graphql';
 import { DEFAULT_PAGE_SIZE } from './connectionArgs.ts';
+import type { CursorSigner, CursorValue, TieValue } from './cursors.ts';
 
 export interface ConnectionArgs {
   first?: number | null;
@@ -54,54 +53,6 @@ export interface Connection<T> {
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
 }
 
-type CursorValue = string | number | null;
-type TieValue = string | number;
-
-function invalidCursor(): GraphQLError {
-  return new GraphQLError('invalid cursor: pass back a cursor exactly as it was returned', {
-    extensions: { code: 'BAD_USER_INPUT' },
-  });
-}
-
-/**
- * Signs cursors and checks the ones clients pass back, with a key from CURSOR_SECRET, so every
- * instance accepts every instance's cursors. Made once per process (process/contextServices.ts).
- */
-export class CursorSigner {
-  readonly #key: string;
-
-  constructor(secret: string) {
-    this.#key = secret;
-  }
-
-  #sign(payload: string): string {
-    return crypto.createHmac('sha256', this.#key).update(payload).digest('base64url').slice(0, 22);
-  }
-
-  encode(scope: string, value: CursorValue, tie: TieValue): string {
-    const payload = Buffer.from(JSON.stringify([scope, value, tie])).toString('base64url');
-    return `${payload}.${this.#sign(payload)}`;
-  }
-
-  decode(scope: string, cursor: string): { value: CursorValue; tie: TieValue } {
-    const [payload, signature, extra] = cursor.split('.');
-    if (!payload || !signature || extra !== undefined) throw invalidCursor();
-    const expected = this.#sign(payload);
-    if (signature.length !== expected.length || !crypto.timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) {
-      throw invalidCursor();
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    } catch {
-      throw invalidCursor();
-    }
-    if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== scope || !['string', 'number'].includes(typeof parsed[2])) {
-      throw new GraphQLError('this cursor belongs to another list or ordering', { extensions: { code: 'BAD_USER_INPUT' } });
-    }
-    return { value: parsed[1] as CursorValue, tie: parsed[2] as TieValue };
-  }
-}
 
 function toCursorValue(value: unknown, kind: SortValueKind): CursorValue {
   if (value === null || value === undefined) return null;
