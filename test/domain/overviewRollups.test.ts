@@ -1,7 +1,7 @@
 // The overview's rollups (migration overview_rollups) through every kind of write that changes a
 // figure: after each step, the overview read from the rollups must equal the overview counted
 // from the records themselves (test/support/overviewOracle.ts), for a period of whole days, one
-// that starts and ends between midnights and one shorter than a day; and the rollups and facts
+// that starts and ends between midnights, one shorter than a day and one of whole months; and the rollups and facts
 // the triggers kept must equal what counting every row from scratch (the migration's backfill)
 // gives.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +24,8 @@ const PERIODS = {
   'whole days': { from: new Date(MIDNIGHT - 40 * DAY_MS), to: new Date(MIDNIGHT + DAY_MS) },
   'between midnights': { from: daysAgo(9, 7.2), to: new Date(NOW.getTime() + 3 * 3_600_000) },
   'under a day': { from: daysAgo(0, 2), to: new Date(NOW.getTime() + 3_600_000) },
+  // Read from the month rows of the figures counted by SKU: every record of the test is in them.
+  'whole months': { from: new Date(Date.UTC(NOW.getUTCFullYear(), NOW.getUTCMonth() - 2, 1)), to: new Date(Date.UTC(NOW.getUTCFullYear(), NOW.getUTCMonth() + 1, 1)) },
 };
 
 let db: Database;
