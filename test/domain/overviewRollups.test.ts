@@ -9,7 +9,7 @@ import type { Database } from '../../src/db/database.ts';
 import { updateBillingSettings } from '../../src/domain/invoices.ts';
 import { foldOverviewRollups, returnsOverview, type ReturnsOverview } from '../../src/domain/overview.ts';
 import { eraseStoreCustomerData } from '../../src/domain/privacy/erasure.ts';
-import { createReturn, deleteReturn, flagReturn, processReturn, rejectReturn, removeReturnItems, resetReturn } from '../../src/domain/returns.ts';
+import { countReturnsByStatus, createReturn, deleteReturn, flagReturn, processReturn, rejectReturn, removeReturnItems, resetReturn } from '../../src/domain/returns.ts';
 import { createStore } from '../../src/domain/stores.ts';
 import type { ReturnOutcome } from '../../src/generated/prisma/client.ts';
 import { createTestDatabase } from '../support/db.ts';
@@ -54,6 +54,8 @@ HAVING sum("returns") <> 0 OR sum("units") <> 0 OR sum("amount") <> 0 OR sum("am
 ORDER BY 1, 2, 3, 4, 5`;
 const FACTS = `SELECT "returnId", "storeId", "openedAt", "status"::text, "currency", "closedAt", "openSeconds", "refunded"::float8, "storeCredit"::float8, "items"::text FROM "ReturnOverviewFact" ORDER BY 1`;
 
+const sortByStatus = (rows: { status: unknown; count: number }[]) => [...rows].sort((a, b) => String(a.status).localeCompare(String(b.status)));
+
 class Undo extends Error {}
 
 /** The rollups and facts as the triggers left them, and as a count of every row from scratch gives them (in a transaction rolled back). */
@@ -80,6 +82,12 @@ async function expectCountedRight(step: string): Promise<void> {
       const fromRecords = await countedOverview(db.prisma, store, period, NOW);
       expect(comparable(fromRollups), `${step}: ${name}, ${store === storeId ? 'the store' : 'the other store'}`).toEqual(comparable(fromRecords));
     }
+  }
+  for (const store of [storeId, otherStoreId]) {
+    const records = await db.reads.return.countBy('status', { where: { storeId: store } });
+    const fromRollup = (await countReturnsByStatus(db.reads, db.prisma, store, {})).filter((row) => row.count > 0);
+    const counted = records.map((row) => ({ status: row.value, count: row.count }));
+    expect(sortByStatus(fromRollup), `${step}: the returns queue's tabs`).toEqual(sortByStatus(counted));
   }
   const { kept, rebuilt } = await keptAndRebuilt();
   expect(kept, `${step}: the rollups the writes kept`).toEqual(rebuilt);
