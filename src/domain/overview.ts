@@ -92,7 +92,9 @@ type Figure = 'status' | 'completed' | 'returned' | 'reason' | 'ordered' | 'fee'
  */
 function figureRows(figures: Figure[], partsAt: number | null, monthsAt: number | null = null): string {
   const quoted = (list: Figure[]) => list.map((figure) => `'${figure}'`).join(', ');
-  const rollup = (figureList: string, from: string, to: string) => `SELECT "figure", "day", "key", "detail", "returns", "units", "amount", "amount2" FROM "ReturnsOverviewRollup"
+  // The figures counted by SKU count no money: their rows come from the index that covers them alone.
+  const columns = monthsAt === null ? '"amount", "amount2"' : '0::numeric AS "amount", 0::numeric AS "amount2"';
+  const rollup = (figureList: string, from: string, to: string) => `SELECT "figure", "day", "key", "detail", "returns", "units", ${columns} FROM "ReturnsOverviewRollup"
      WHERE "storeId" = $1 AND "figure" IN (${figureList}) AND "day" >= ${from}::date AND "day" < ${to}::date`;
   const selects =
     monthsAt === null
