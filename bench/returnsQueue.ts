@@ -2,59 +2,34 @@
 // reasons, requested outcome, total, age), its status tabs with their counts and its bulk form,
 // in its default order (last change, newest first) and each of its other orders (by last change
 // the other way, by age both ways, by total both ways: the new stored total and its (store,
-// total, id) index), over 1,000,000 orders and returns in one store (bench/searchSeed.ts, seeded
-// as bench/overview.ts seeds them) beside a small second store.
+// total, id) index), over the million orders and returns of bench/returnsAtSize.ts.
 // "Today's page" beside it, the returns list before the queue's columns (d1ffa1e~1): its code
 // cannot run on today's schema, so its one operation (50 returns, newest change first, the
 // fields its columns showed) is replayed as it sent it, over /v3/graphql on the same service:
 // the page's statements without its HTML (50 rows of a template, well under a millisecond).
 //
 // Measured as bench/overview.ts measures: the service in a child process (NODE_ENV=production)
-// on a scratch PostgreSQL database, a client process of its own (bench/searchWorker.mjs) making
+// a client process of its own (bench/searchWorker.mjs) making
 // one request after another over loopback, WARMUP first, then REQUESTS timed, each checked (HTTP
 // 200, no GraphQL errors). Then the plan of the returns page statement by total.
-// Sizes: BENCH_SEARCH_ORDERS (1000000; returns alike); BENCH_QUEUE_REQUESTS (100 timed).
+// BENCH_QUEUE_REQUESTS (100 timed).
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { SCOPES } from '../src/auth/scopes.ts';
-import { startSession } from '../src/auth/merchantUsers.ts';
-import { createMerchantUser } from '../src/domain/merchantUsers.ts';
-import { openDatabase } from '../src/db/client.ts';
-import { applyMigrations } from '../src/db/migrate.ts';
-import { createApiClient, createStore } from '../src/domain/stores.ts';
 import { RETURN_SORTS } from '../src/web/dashboard/returns.ts';
 import { exited, startService, type Service } from '../test/support/service.ts';
 import { waitFor } from '../test/webhooks/support.ts';
 import { runClientProcess } from './load.ts';
-import { seed } from './overview.ts';
-import { dropOnInterrupt, scratchDatabase } from './scratchDatabase.ts';
-import type { SeedSize } from './searchSeed.ts';
+import { envInt, ORDERS, returnsAtSize, write } from './returnsAtSize.ts';
+import { dropOnInterrupt } from './scratchDatabase.ts';
 
-const envInt = (name: string, fallback: number) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${process.env[name]}`);
-  return value;
-};
-const ORDERS = envInt('BENCH_SEARCH_ORDERS', 1_000_000);
-const SIZE: SeedSize = { orders: ORDERS, customers: Math.max(100, Math.round(ORDERS / 10)), products: Math.max(100, Math.round(ORDERS / 20)) };
-const OTHER: SeedSize = { orders: Math.max(200, Math.round(ORDERS / 50)), customers: 100, products: 100 };
 const REQUESTS = envInt('BENCH_QUEUE_REQUESTS', 100);
 const WARMUP = 10;
 const MAX_SECONDS = 30;
 const WORKER = fileURLToPath(new URL('./searchWorker.mjs', import.meta.url));
 
-const write = (line = '') => process.stdout.write(`${line}\n`);
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
-
-async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  const result = await fn();
-  write(`  ${what.padEnd(52)} ${seconds(performance.now() - started).padStart(9)}`);
-  return result;
-}
 
 /** The returns list's one operation before the queue's columns (src/web/operations.ts at d1ffa1e~1), as it sent it. */
 const TODAYS_OPERATION = `query Returns($status: [ReturnStatus!], $q: String, $after: String) {
@@ -92,47 +67,13 @@ function requests(secret: string, session: string): Request[] {
 }
 
 export async function run(): Promise<void> {
-  const scratch = await scratchDatabase('queue');
+  const database = await returnsAtSize('queue');
   let service: Service | undefined;
-  const stopWatching = dropOnInterrupt(scratch, () => service);
+  const stopWatching = dropOnInterrupt(database, () => service);
   try {
-    write(`scratch database ${new URL(scratch.url).pathname.slice(1)}; ${SIZE.orders} orders and returns; ${REQUESTS} timed requests each after ${WARMUP}`);
-    const db = await openDatabase(scratch.url, { poolSize: 2 });
-    let main: { storeId: string; secret: string };
-    let other: { storeId: string; secret: string };
-    let session: string;
-    try {
-      await timed('migrations', () => applyMigrations(db));
-      const makeStore = async (name: string) => {
-        const { id: storeId } = await createStore(db.prisma, { name });
-        const { secret } = await createApiClient(db.prisma, { storeId, name: 'queue bench', scopes: SCOPES });
-        return { storeId, secret };
-      };
-      main = await makeStore('Queue bench');
-      other = await makeStore('Queue bench, other store');
-      const user = await createMerchantUser(db.prisma, { storeId: main.storeId, email: 'bench@example.com', password: 'queue-bench-password' });
-      session = await startSession(db.prisma, user.id);
-    } finally {
-      await db.close();
-    }
-    const client = new pg.Client({ connectionString: scratch.url });
-    await client.connect();
-    try {
-      await seed(client, [
-        { storeId: main.storeId, tag: 'a', size: SIZE, label: 'store' },
-        { storeId: other.storeId, tag: 'b', size: OTHER, label: 'other store' },
-      ]);
-      // The seed runs with triggers off: each return's total is written as the migration backfills it.
-      await client.query(`SET work_mem = '256MB'`);
-      await client.query('SET session_replication_role = replica');
-      await timed('Return.total of every return (return_total)', () => client.query(`UPDATE "Return" SET total = return_total(id)`));
-      await client.query('RESET session_replication_role');
-      await timed('VACUUM ANALYZE "Return"', () => client.query('VACUUM ANALYZE "Return"'));
-    } finally {
-      await client.end();
-    }
-
-    service = await startService(scratch.url, { NODE_ENV: 'production', SEED_WHEN_EMPTY: 'false', MIGRATE_ON_START: 'false', LOG_LEVEL: 'warn', WEBHOOK_DISPATCHER: 'false' }, 'source');
+    const { main, session } = database;
+    write(`${REQUESTS} timed requests each after ${WARMUP}`);
+    service = await startService(database.url, { NODE_ENV: 'production', SEED_WHEN_EMPTY: 'false', MIGRATE_ON_START: 'false', LOG_LEVEL: 'warn', WEBHOOK_DISPATCHER: 'false' }, 'source');
     const base = service.url;
     await waitFor(async () => (await fetch(`${base}/readyz`).then((r) => r.status).catch(() => 0)) === 200, '/readyz', 120_000, 100);
     write(`service at ${base} (NODE_ENV=production); load average before: ${load()} (${os.cpus().length} cores)`);
@@ -163,7 +104,7 @@ export async function run(): Promise<void> {
     await exited(service.child);
     service = undefined;
 
-    const explainer = new pg.Client({ connectionString: scratch.url });
+    const explainer = new pg.Client({ connectionString: database.url });
     await explainer.connect();
     try {
       const { rows: plan } = await explainer.query<{ 'QUERY PLAN': string }>(
@@ -177,7 +118,7 @@ export async function run(): Promise<void> {
     }
 
     const baseline = rows[0].p50;
-    write(`\nreturns queue page, ${SIZE.orders} orders / returns in one store; beside it today's page (its operation replayed)`);
+    write(`\nreturns queue page, ${ORDERS} orders / returns in one store; beside it today's page (its operation replayed)`);
     write(`  ${'request'.padEnd(36)}${'p50 ms'.padStart(9)}${'p95 ms'.padStart(9)}${'n'.padStart(5)}  p50 / today's`);
     for (const row of rows) {
       if (row.error) {
@@ -194,7 +135,7 @@ export async function run(): Promise<void> {
       service.child.kill('SIGTERM');
       await exited(service.child);
     }
-    await scratch.drop();
+    await database.drop();
     stopWatching();
   }
 }

@@ -28,6 +28,22 @@ export async function scratchDatabase(label: string): Promise<{ url: string; dro
   };
 }
 
+/** A database that outlives the run, `bench_<label>` (created when missing: then `fresh`); dropping it is left to whoever wants it gone. */
+export async function keptDatabase(label: string): Promise<{ url: string; fresh: boolean; drop: () => Promise<void> }> {
+  const name = `bench_${label}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (rowCount === 0) await admin.query(`CREATE DATABASE "${name}"`);
+    const url = new URL(POSTGRES_ADMIN_URL);
+    url.pathname = `/${name}`;
+    return { url: url.toString(), fresh: rowCount === 0, drop: async () => {} };
+  } finally {
+    await admin.end();
+  }
+}
+
 /**
  * Drops the scratch database, after stopping the service `running` names, when the run is
  * interrupted (Ctrl-C, SIGTERM); the answer stops watching once the run cleans up by itself.

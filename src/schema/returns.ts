@@ -703,7 +703,7 @@ builder.queryFields((t) => ({
       query: t.arg.string({ description: searchHelp('returns') }),
       orderName: t.arg.string({ description: 'Only returns of the order with exactly this name, such as #1001' }),
     },
-    resolve: (_root, args, ctx) => countReturnsByStatus(ctx.reads, storeIdOf(ctx), args),
+    resolve: (_root, args, ctx) => countReturnsByStatus(ctx.reads, ctx.prisma, storeIdOf(ctx), args),
   }),
   asnReturns: t.connection(
     {

@@ -1,7 +1,7 @@
 // The overview's rollups (migration overview_rollups) through every kind of write that changes a
 // figure: after each step, the overview read from the rollups must equal the overview counted
 // from the records themselves (test/support/overviewOracle.ts), for a period of whole days, one
-// that starts and ends between midnights and one shorter than a day; and the rollups and facts
+// that starts and ends between midnights, one shorter than a day and one of whole months; and the rollups and facts
 // the triggers kept must equal what counting every row from scratch (the migration's backfill)
 // gives.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { updateBillingSettings } from '../../src/domain/invoices.ts';
 import { foldOverviewRollups, returnsOverview, type ReturnsOverview } from '../../src/domain/overview.ts';
 import { eraseStoreCustomerData } from '../../src/domain/privacy/erasure.ts';
 import { createReturn } from '../../src/domain/returns/creation.ts';
+import { countReturnsByStatus } from '../../src/domain/returns/lists.ts';
 import { deleteReturn, flagReturn, processReturn, rejectReturn, removeReturnItems, resetReturn } from '../../src/domain/returns/operations.ts';
 import { createStore } from '../../src/domain/stores.ts';
 import type { ReturnOutcome } from '../../src/generated/prisma/client.ts';
@@ -25,6 +26,8 @@ const PERIODS = {
   'whole days': { from: new Date(MIDNIGHT - 40 * DAY_MS), to: new Date(MIDNIGHT + DAY_MS) },
   'between midnights': { from: daysAgo(9, 7.2), to: new Date(NOW.getTime() + 3 * 3_600_000) },
   'under a day': { from: daysAgo(0, 2), to: new Date(NOW.getTime() + 3_600_000) },
+  // Read from the month rows of the figures counted by SKU: every record of the test is in them.
+  'whole months': { from: new Date(Date.UTC(NOW.getUTCFullYear(), NOW.getUTCMonth() - 2, 1)), to: new Date(Date.UTC(NOW.getUTCFullYear(), NOW.getUTCMonth() + 1, 1)) },
 };
 
 let db: Database;
@@ -53,6 +56,8 @@ HAVING sum("returns") <> 0 OR sum("units") <> 0 OR sum("amount") <> 0 OR sum("am
 ORDER BY 1, 2, 3, 4, 5`;
 const FACTS = `SELECT "returnId", "storeId", "openedAt", "status"::text, "currency", "closedAt", "openSeconds", "refunded"::float8, "storeCredit"::float8, "items"::text FROM "ReturnOverviewFact" ORDER BY 1`;
 
+const sortByStatus = (rows: { status: unknown; count: number }[]) => [...rows].sort((a, b) => String(a.status).localeCompare(String(b.status)));
+
 class Undo extends Error {}
 
 /** The rollups and facts as the triggers left them, and as a count of every row from scratch gives them (in a transaction rolled back). */
@@ -79,6 +84,12 @@ async function expectCountedRight(step: string): Promise<void> {
       const fromRecords = await countedOverview(db.prisma, store, period, NOW);
       expect(comparable(fromRollups), `${step}: ${name}, ${store === storeId ? 'the store' : 'the other store'}`).toEqual(comparable(fromRecords));
     }
+  }
+  for (const store of [storeId, otherStoreId]) {
+    const records = await db.reads.return.countBy('status', { where: { storeId: store } });
+    const fromRollup = (await countReturnsByStatus(db.reads, db.prisma, store, {})).filter((row) => row.count > 0);
+    const counted = records.map((row) => ({ status: row.value, count: row.count }));
+    expect(sortByStatus(fromRollup), `${step}: the returns queue's tabs`).toEqual(sortByStatus(counted));
   }
   const { kept, rebuilt } = await keptAndRebuilt();
   expect(kept, `${step}: the rollups the writes kept`).toEqual(rebuilt);
