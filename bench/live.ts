@@ -25,7 +25,7 @@
 // a load it keeps up with, whatever the machine). BURST_EVENTS stays below the service's
 // SUBSCRIPTION_MAX_PENDING_EVENTS (256), so a burst's backlog never cuts a subscriber.
 import { fork, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
+import { cpuMsOf } from './load.ts';
 import { fileURLToPath } from 'node:url';
 import { scratchDatabase } from './scratchDatabase.ts';
 import { openDatabase } from '../src/db/client.ts';
@@ -96,16 +96,8 @@ async function liveMetrics(serviceUrl: string): Promise<{ open: number; sent: nu
   return { open: sum('graphql_subscriptions_open'), sent: sum('graphql_subscription_events_sent_total'), dropped: sum('graphql_subscriptions_dropped_total') };
 }
 
-/** CPU seconds a process has used (user + system, from /proc; clock ticks of 1/100 s), NaN where there is no /proc. */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
+/** CPU seconds a process has used (user + system), NaN where there is no /proc. */
+const cpuSeconds = (pid: number | undefined) => cpuMsOf(pid) / 1000;
 
 /** The q-quantile of values already sorted. */
 const quantile = (sorted: Float64Array, q: number) => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);

@@ -21,6 +21,11 @@ export interface LoadRequest {
   bodies?: string[];
   /** The status every answer must have (a 304 of a conditional request); by default any 2xx. */
   status?: number;
+  /**
+   * Other paths of the same server with their own headers (other stores and their secrets), each
+   * request sent to the next in turn, as if `url` and `headers` were the first of them.
+   */
+  spread?: { path: string; headers: Record<string, string> }[];
 }
 
 interface Slice {
@@ -56,7 +61,7 @@ export function runClientProcess<T>(script: string, options: unknown): Promise<T
 
 /** One run of autocannon against `request`: `connections` in flight for `seconds`. */
 async function autocannon(request: LoadRequest, connections: number, seconds: number): Promise<Slice> {
-  const options = { url: request.url, method: request.method ?? 'GET', headers: request.headers ?? {}, bodies: request.bodies ?? [], connections, duration: seconds };
+  const options = { url: request.url, method: request.method ?? 'GET', headers: request.headers ?? {}, bodies: request.bodies ?? [], spread: request.spread ?? [], connections, duration: seconds };
   const result = await runClientProcess<{
     requests: { total: number };
     duration: number;
@@ -83,6 +88,24 @@ async function autocannon(request: LoadRequest, connections: number, seconds: nu
 export interface Variant {
   name: string;
   request: LoadRequest;
+  /** CPU milliseconds used so far by the process that serves the variant (cpuMsOf a child's pid); this process's by default. */
+  cpuMs?: () => number;
+}
+
+const ownCpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+/** CPU milliseconds a process has used (user + system, from /proc; clock ticks of 10 ms), NaN where there is no /proc. */
+export function cpuMsOf(pid: number | undefined): number {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 export interface Measured {
@@ -93,9 +116,9 @@ export interface Measured {
   p50: number;
   p99: number;
   /**
-   * CPU time of this process per request (ms, user and system, every thread: zlib's pool
-   * too), over the measured slices: the server's, where it runs here and its database does
-   * not (PostgreSQL). The load generator runs in a process of its own.
+   * CPU time of the serving process per request (ms, user and system, every thread: zlib's
+   * pool too), over the measured slices: this process's unless the variant names another
+   * (Variant.cpuMs); never its database's (PostgreSQL). The load generator runs in a process of its own.
    */
   cpuMsPerRequest: number;
 }
@@ -116,15 +139,15 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 export async function measureLoad(variants: readonly Variant[], options: LoadOptions): Promise<Measured[]> {
   for (const variant of variants) await checked(variant, await autocannon(variant.request, options.connections, options.warmupSeconds));
   const slices = new Map<string, Slice[]>(variants.map((v) => [v.name, []]));
-  const cpuMicros = new Map<string, number>(variants.map((v) => [v.name, 0]));
+  const cpuMs = new Map<string, number>(variants.map((v) => [v.name, 0]));
   const profiled = new Set(options.profile?.variants ?? []);
   for (let round = 0; round < options.rounds; round++) {
     for (const variant of variants) {
       const profile = round === 0 && profiled.has(variant.name) ? await startProfile() : undefined;
-      const cpuBefore = process.cpuUsage();
+      const cpuOf = variant.cpuMs ?? ownCpuMs;
+      const cpuBefore = cpuOf();
       const slice = await autocannon(variant.request, options.connections, options.seconds / options.rounds);
-      const cpu = process.cpuUsage(cpuBefore);
-      cpuMicros.set(variant.name, cpuMicros.get(variant.name)! + cpu.user + cpu.system);
+      cpuMs.set(variant.name, cpuMs.get(variant.name)! + cpuOf() - cpuBefore);
       if (profile && options.profile) await profile.stop(path.join(options.profile.dir, `${options.profile.label}-${variant.name}.cpuprofile`));
       slices.get(variant.name)!.push(await checked(variant, slice));
     }
@@ -133,7 +156,7 @@ export async function measureLoad(variants: readonly Variant[], options: LoadOpt
     const runs = slices.get(name)!;
     const requests = runs.reduce((sum, s) => sum + s.requests, 0);
     const seconds = runs.reduce((sum, s) => sum + s.seconds, 0);
-    const cpuMsPerRequest = cpuMicros.get(name)! / 1000 / requests;
+    const cpuMsPerRequest = cpuMs.get(name)! / requests;
     return { name, requests, rps: requests / seconds, p50: median(runs.map((s) => s.p50)), p99: median(runs.map((s) => s.p99)), cpuMsPerRequest };
   });
 }

@@ -1,16 +1,16 @@
 // A PostgreSQL database of its own for one bench run (created empty, dropped after), on the
-// server at BENCH_POSTGRES_URL.
+// server at BENCH_POSTGRES_URL, or at the admin URL given.
 import pg from 'pg';
 
 export const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
-export async function scratchDatabase(label: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function scratchDatabase(label: string, adminUrl = POSTGRES_ADMIN_URL): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `bench_${label}_${process.pid}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(POSTGRES_ADMIN_URL);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),

@@ -25,20 +25,32 @@ export interface ServedWrites {
   headers: Record<string, string>;
 }
 
-/** A migrated database's store, all-scope client, and stocked products; the server on a free port. */
-export async function serveWrites(db: Database, label: string): Promise<ServedWrites> {
+/** A store of its own for the load: its all-scope client's headers and its stocked products. */
+export interface StockedStore {
+  storeId: string;
+  headers: Record<string, string>;
+}
+
+/** A store in a migrated database with an all-scope API client and PRODUCTS stocked products at its default location. */
+export async function stockedStore(db: Database, label: string): Promise<StockedStore> {
   const { id: storeId } = await createStore(db.prisma, { name: label });
   const { secret } = await createApiClient(db.prisma, { storeId, name: 'bench', scopes: SCOPES });
   const { defaultLocationId } = await db.prisma.store.findUniqueOrThrow({ where: { id: storeId } });
   const products = Array.from({ length: PRODUCTS }, (_, i) => ({ id: newId('product'), storeId, title: `Stocked ${i}`, sku: `BENCH-${i}` }));
   await db.prisma.product.createMany({ data: products });
   await db.prisma.inventoryLevel.createMany({ data: products.map((p) => ({ id: newId('inventoryLevel'), storeId, productId: p.id, locationId: defaultLocationId!, quantity: 1_000_000 })) });
+  return { storeId, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' } };
+}
+
+/** A migrated database's stocked store (stockedStore); the server on a free port. */
+export async function serveWrites(db: Database, label: string): Promise<ServedWrites> {
+  const { storeId, headers } = await stockedStore(db, label);
   const config = { ...loadConfig({ LOG_LEVEL: 'silent', WEBHOOK_DISPATCHER: 'false' }), rateLimits: { rest: 1_000_000, compat: 1_000_000 } };
   const app = createApp({ db, config, logger: createLogger('silent') });
   app.server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  return { app, base, storeId, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' } };
+  return { app, base, storeId, headers };
 }
 
 export function customerUpsertLoad(s: ServedWrites, headers: Record<string, string> = {}): LoadRequest {
@@ -53,7 +65,7 @@ export function customerUpsertLoad(s: ServedWrites, headers: Record<string, stri
   };
 }
 
-export function orderCreateLoad(s: ServedWrites, headers: Record<string, string> = {}): LoadRequest {
+export function orderCreateLoad(s: Pick<ServedWrites, 'base' | 'storeId' | 'headers'>, headers: Record<string, string> = {}): LoadRequest {
   return {
     url: `${s.base}/v2.2/stores/${s.storeId}/orders`,
     method: 'POST',

@@ -7,8 +7,8 @@
 // the caller's transaction.
 import type { InventoryLevel, Location, Prisma } from '../generated/prisma/client.ts';
 import { count, countryCode, InputIssues, optionalText, requiredText } from './inputChecks.ts';
-import { Invalid, NotFound, UnprocessableState } from './errors.ts';
-import { recordEvent, recordingCtes } from './events.ts';
+import { NotFound, UnprocessableState } from './errors.ts';
+import { recordingCtes } from './events.ts';
 import { newId } from './ids.ts';
 import { inTransaction, type Db, type Tx } from './tx.ts';
 
@@ -137,9 +137,42 @@ const DEFAULT_PATHS: Record<keyof LevelDelta, string> = {
 };
 
 /**
- * Applies `delta` to one level inside `tx`. The row is locked first so concurrent
- * changes of the same level serialise; a change breaking an invariant is refused
- * with UnprocessableState and nothing is written.
+ * One statement for a level's change: the level locked (only when it is `$2`'s store's, when
+ * given), changed only when the invariants hold (invariantIssues in SQL: no count below 0, no
+ * reserve above the quantity on hand, no deeper shortfall of commitments unless `$8`), its ledger
+ * row and its `inventory_level.updated` event. Answers the changed level, or the level as it was
+ * (`refused`) so that invariantIssues can say why, or no row for an unknown level.
+ */
+const CHANGE_LEVEL_SQL = `
+WITH level AS MATERIALIZED (
+  SELECT * FROM "InventoryLevel" WHERE id = $1 AND ($2::text IS NULL OR "storeId" = $2::text) FOR UPDATE
+), changed AS (
+  UPDATE "InventoryLevel" l SET quantity = l.quantity + $3::int, committed = l.committed + $4::int, reserved = l.reserved + $5::int, buildable = l.buildable + $6::int, "updatedAt" = $7::timestamp(3)
+  FROM level v
+  WHERE l.id = v.id
+    AND v.quantity + $3::int >= 0 AND v.committed + $4::int >= 0 AND v.reserved + $5::int >= 0 AND v.buildable + $6::int >= 0
+    AND v.reserved + $5::int <= v.quantity + $3::int
+    AND ($8::boolean OR (v.committed + $4::int) - (v.quantity + $3::int) <= greatest(0, v.committed - v.quantity))
+  RETURNING l.*
+), ledger AS (
+  INSERT INTO "InventoryAdjustment" (id, "levelId", reason, "referenceId", "quantityDelta", "committedDelta", "reservedDelta", "buildableDelta", "createdAt")
+  SELECT $9, id, $10, $11, $3::int, $4::int, $5::int, $6::int, $7::timestamp(3) FROM changed
+), announced AS (
+  SELECT 'inventory_level.updated'::text AS topic, id AS "subjectId", jsonb_build_object(
+    'id', id, 'productId', "productId", 'locationId', "locationId", 'quantity', quantity,
+    'available', quantity - committed - reserved, 'committed', committed, 'reserved', reserved, 'buildable', buildable,
+    'updatedAt', $13::text,
+    'change', jsonb_build_object('reason', $10::text, 'referenceId', $11::text, 'quantityDelta', $3::int, 'committedDelta', $4::int, 'reservedDelta', $5::int, 'buildableDelta', $6::int)
+  ) AS data FROM changed
+), ${recordingCtes('$12', '(SELECT "storeId" FROM level)')}
+SELECT *, false AS refused FROM changed
+UNION ALL
+SELECT *, true AS refused FROM level WHERE NOT EXISTS (SELECT 1 FROM changed)`;
+
+/**
+ * Applies `delta` to one level inside `tx`, in one statement (CHANGE_LEVEL_SQL). The row is
+ * locked first so concurrent changes of the same level serialise; a change breaking an
+ * invariant is refused with UnprocessableState and nothing is written.
  */
 export async function changeLevel(
   tx: Tx,
@@ -149,53 +182,30 @@ export async function changeLevel(
   paths: Record<keyof LevelDelta, string> = DEFAULT_PATHS,
   options: { allowOvercommit?: boolean; storeId?: string } = {},
 ): Promise<InventoryLevel> {
-  // Locked and read in one statement; with `storeId`, only when the level is that store's.
-  const storeId = options.storeId ?? null;
-  const [level] = await tx.$queryRaw<InventoryLevel[]>`
-    SELECT * FROM "InventoryLevel" WHERE id = ${levelId} AND (${storeId}::text IS NULL OR "storeId" = ${storeId}) FOR UPDATE`;
-  if (!level) throw new NotFound(`inventory level ${levelId} not found`, { path: 'levelId' });
-  const { next, issues } = invariantIssues(level, delta, paths, options.allowOvercommit ?? false);
-  if (issues.length > 0) {
-    throw new UnprocessableState(`inventory level ${levelId}: ${issues.map((i) => i.message).join('; ')}`, { path: issues[0].path, issues });
-  }
-  const updated = await tx.inventoryLevel.update({ where: { id: levelId }, data: next });
-  await tx.inventoryAdjustment.create({
-    data: {
-      id: newId('inventoryAdjustment'),
-      levelId,
-      reason: cause.reason,
-      referenceId: cause.referenceId ?? null,
-      quantityDelta: delta.quantity ?? 0,
-      committedDelta: delta.committed ?? 0,
-      reservedDelta: delta.reserved ?? 0,
-      buildableDelta: delta.buildable ?? 0,
-    },
-  });
-  await recordEvent(tx, {
-    storeId: updated.storeId,
-    topic: 'inventory_level.updated',
-    subjectId: updated.id,
-    data: {
-      id: updated.id,
-      productId: updated.productId,
-      locationId: updated.locationId,
-      quantity: updated.quantity,
-      available: availableOf(updated),
-      committed: updated.committed,
-      reserved: updated.reserved,
-      buildable: updated.buildable,
-      updatedAt: updated.updatedAt,
-      change: {
-        reason: cause.reason,
-        referenceId: cause.referenceId ?? null,
-        quantityDelta: delta.quantity ?? 0,
-        committedDelta: delta.committed ?? 0,
-        reservedDelta: delta.reserved ?? 0,
-        buildableDelta: delta.buildable ?? 0,
-      },
-    },
-  });
-  return updated;
+  const now = new Date().toISOString();
+  const [row] = await tx.$queryRawUnsafe<(InventoryLevel & { refused: boolean })[]>(
+    CHANGE_LEVEL_SQL,
+    levelId,
+    options.storeId ?? null,
+    delta.quantity ?? 0,
+    delta.committed ?? 0,
+    delta.reserved ?? 0,
+    delta.buildable ?? 0,
+    now,
+    options.allowOvercommit ?? false,
+    newId('inventoryAdjustment'),
+    cause.reason,
+    cause.referenceId ?? null,
+    newId('event'),
+    // The same time as text: a parameter has one type, and the event shows the time as JavaScript writes it.
+    now,
+  );
+  if (!row) throw new NotFound(`inventory level ${levelId} not found`, { path: 'levelId' });
+  const { refused, ...level } = row;
+  if (!refused) return level;
+  const { issues } = invariantIssues(level, delta, paths, options.allowOvercommit ?? false);
+  if (issues.length === 0) throw new Error(`inventory level ${levelId}: the change was refused, yet breaks no invariant`);
+  throw new UnprocessableState(`inventory level ${levelId}: ${issues.map((i) => i.message).join('; ')}`, { path: issues[0].path, issues });
 }
 
 /** The level of a product at a location, created empty when it does not exist yet. */
@@ -207,26 +217,6 @@ export async function ensureLevel(tx: Tx, product: { id: string; storeId: string
     skipDuplicates: true,
   });
   return tx.inventoryLevel.findUniqueOrThrow({ where: { productId_locationId: { productId: product.id, locationId } } });
-}
-
-/**
- * Commits (positive quantity) or releases (negative) stock of one of the store's
- * levels for an order, inside the order's transaction. A sale has already happened
- * when its order arrives, so committing past the quantity on hand is accepted: the
- * level's `available` goes negative and `oversold` says by how much this commitment
- * exceeded what was available before it.
- */
-export async function commitStock(
-  tx: Tx,
-  input: { storeId: string; levelId: string; quantity: number; reason: string; referenceId?: string | null },
-): Promise<{ level: InventoryLevel; oversold: number }> {
-  if (!Number.isInteger(input.quantity)) throw new Invalid('quantity must be a whole number', { path: 'quantity' });
-  const updated = await changeLevel(tx, input.levelId, { committed: input.quantity }, { reason: input.reason, referenceId: input.referenceId }, DEFAULT_PATHS, {
-    allowOvercommit: true,
-    storeId: input.storeId,
-  });
-  const availableBefore = availableOf(updated) + input.quantity;
-  return { level: updated, oversold: Math.max(0, input.quantity - Math.max(0, availableBefore)) };
 }
 
 /**

@@ -484,31 +484,35 @@ function rowJson(columns: Record<string, unknown>): Record<string, unknown> {
 const quotedColumns = (row: Record<string, unknown>) => Object.keys(row).map((column) => `"${column}"`).join(', ');
 
 /**
- * The order, its fulfillment group, its lines and its order.created event in one statement,
- * which takes the store's next order number first: the store row stays locked from here to
- * the commit, and this is the transaction's last statement, so orders of one store queue for
- * their numbers only for this statement and the commit (numbers never repeat or skip: a
- * rolled-back order gives its number back). The event's data takes the number as its name.
- * A concurrent duplicate orderId inserts nothing (and answers no row).
+ * Orders, their fulfillment groups, their lines and their order.created events in one
+ * statement, which takes the store's next order numbers first (one for each order, in the
+ * orders' order): the store row stays locked from here to the commit, and this is the
+ * transaction's last statement for them, so orders of one store queue for their numbers only
+ * for this statement and the commit (numbers never repeat or skip: a rolled-back order gives
+ * its number back). Each event's data takes its order's number as its name. A concurrent
+ * duplicate orderId inserts nothing (and answers no row for that order).
  */
-function writeOrderSql(order: Record<string, unknown>, group: Record<string, unknown>, line: Record<string, unknown>): string {
+function writeOrdersSql(order: Record<string, unknown>, group: Record<string, unknown>, line: Record<string, unknown>): string {
   return `
-WITH numbered AS (
-  UPDATE "Store" SET "nextOrderNumber" = "nextOrderNumber" + 1, "updatedAt" = $2::timestamp(3) WHERE id = $1 RETURNING '#' || ("nextOrderNumber" - 1) AS name
+WITH listed AS (
+  SELECT o.n, r.* FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS o(value, n), jsonb_populate_record(NULL::"Order", o.value) r
+), numbered AS (
+  UPDATE "Store" SET "nextOrderNumber" = "nextOrderNumber" + $7::int, "updatedAt" = $2::timestamp(3) WHERE id = $1 RETURNING "nextOrderNumber" - $7::int AS first
 ), inserted AS (
   INSERT INTO "Order" (name, ${quotedColumns(order)})
-  SELECT numbered.name, ${Object.keys(order).map((column) => `r."${column}"`).join(', ')} FROM numbered, jsonb_populate_record(NULL::"Order", $3::jsonb) r
+  SELECT '#' || (numbered.first + r.n - 1), ${Object.keys(order).map((column) => `r."${column}"`).join(', ')} FROM numbered, listed r ORDER BY r.n
   ON CONFLICT ("storeId", "externalId") DO NOTHING
   RETURNING *
 ), grouped AS (
   INSERT INTO "FulfillmentGroup" (${quotedColumns(group)})
-  SELECT ${Object.keys(group).map((column) => `g."${column}"`).join(', ')} FROM inserted, jsonb_populate_record(NULL::"FulfillmentGroup", $4::jsonb) g
+  SELECT ${Object.keys(group).map((column) => `g."${column}"`).join(', ')} FROM jsonb_populate_recordset(NULL::"FulfillmentGroup", $4::jsonb) g WHERE g."orderId" IN (SELECT id FROM inserted)
 ), lined AS (
   INSERT INTO "OrderLineItem" (${quotedColumns(line)})
-  SELECT ${Object.keys(line).map((column) => `l."${column}"`).join(', ')} FROM inserted, jsonb_populate_recordset(NULL::"OrderLineItem", $5::jsonb) l
+  SELECT ${Object.keys(line).map((column) => `l."${column}"`).join(', ')} FROM jsonb_populate_recordset(NULL::"OrderLineItem", $5::jsonb) l WHERE l."orderId" IN (SELECT id FROM inserted)
 ), announced AS (
-  SELECT 'order.created'::text AS topic, id AS "subjectId", $6::jsonb || jsonb_build_object('name', name) AS data FROM inserted
-), ${recordingCtes('$7', '$1::text')}
+  SELECT 'order.created'::text AS topic, i.id AS "subjectId", e.event_id, e.data || jsonb_build_object('name', i.name) AS data
+  FROM inserted i JOIN jsonb_to_recordset($6::jsonb) AS e(order_id text, event_id text, data jsonb) ON e.order_id = i.id
+), ${recordingCtes('event_id', '$1::text')}
 SELECT * FROM inserted`;
 }
 
@@ -518,28 +522,37 @@ const LINE_COLUMNS = [
   'sku', 'price', 'discount', 'imageUrl', 'productId', 'committedLevelId', 'oversoldQuantity',
 ] as const;
 
-/** The statement text for an order and group of these columns (its set varies with what the order gives), built once per set. */
-const writeOrderSqlCache = new Map<string, string>();
+/** The statement text for orders and groups of these columns (their set varies with what the orders give), built once per set. */
+const writeOrdersSqlCache = new Map<string, string>();
 
-function cachedWriteOrderSql(order: Record<string, unknown>, group: Record<string, unknown>): string {
+function cachedWriteOrdersSql(order: Record<string, unknown>, group: Record<string, unknown>): string {
   const key = `${Object.keys(order).join(',')}|${Object.keys(group).join(',')}`;
-  let sql = writeOrderSqlCache.get(key);
+  let sql = writeOrdersSqlCache.get(key);
   if (!sql) {
-    sql = writeOrderSql(order, group, Object.fromEntries(LINE_COLUMNS.map((column) => [column, true])));
-    writeOrderSqlCache.set(key, sql);
+    sql = writeOrdersSql(order, group, Object.fromEntries(LINE_COLUMNS.map((column) => [column, true])));
+    writeOrdersSqlCache.set(key, sql);
   }
   return sql;
 }
 
+/** An order read, matched and its stock committed, whose rows are ready for writeOrders. */
+interface PreparedOrder {
+  parsed: ParsedOrder;
+  now: Date;
+  orderRow: Record<string, unknown>;
+  groupRow: Record<string, unknown>;
+  lines: Record<string, unknown>[];
+  lineIds: string[];
+  eventData: Record<string, unknown>;
+  sellsCoverage: boolean;
+}
+
 /**
- * Writes a new order: a Conflict when the store already has its orderId. Four statements
- * whatever the number of lines: what it reads (orderContext), the stock its lines commit
- * (commitLines: levels, ledger rows, their events), and the order with its group, lines and
- * event (writeOrderSql), which takes the store's next number last so that the store's orders
- * wait on each other only for that statement and the commit; plus the audit context the
- * transaction starts with. Coverage sold on a line adds its own writes.
+ * What an order reads (orderContext) and the stock its lines commit (commitLines: levels,
+ * ledger rows, their events), with the rows writeOrders writes for it: a Conflict when the
+ * store already has its orderId.
  */
-export async function insertOrder(tx: Tx, storeId: string, parsed: ParsedOrder, { commitStock = true }: { commitStock?: boolean } = {}): Promise<Order> {
+async function prepareOrder(tx: Tx, storeId: string, parsed: ParsedOrder, commitStock: boolean): Promise<PreparedOrder> {
   const { store, location, matches, customerId, sellsCoverage } = await orderContext(tx, storeId, parsed, commitStock);
   const id = newId('order');
   const oversold = await commitLines(tx, storeId, id, parsed.lines, matches);
@@ -549,21 +562,49 @@ export async function insertOrder(tx: Tx, storeId: string, parsed: ParsedOrder, 
   const groupId = newId('fulfillmentGroup');
   const lineIds = parsed.lines.map(() => newId('orderLineItem'));
   const lines = parsed.lines.map((line, i) => rowJson({ id: lineIds[i], orderId: id, fulfillmentGroupId: groupId, ...lineColumns(line, matches[i], oversold[i]) }));
-  const orderRow = rowJson(columns);
-  const groupRow = rowJson({ id: groupId, orderId: id, ...group, createdAt: now });
   const { name: _named, ...eventData } = orderEventData({ ...columns, name: '' }, parsed.lines, matches, lineIds, oversold, group.locationId);
-  const [order] = await tx.$queryRawUnsafe<Order[]>(
-    cachedWriteOrderSql(orderRow, groupRow),
+  return { parsed, now, orderRow: rowJson(columns), groupRow: rowJson({ id: groupId, orderId: id, ...group, createdAt: now }), lines, lineIds, eventData, sellsCoverage };
+}
+
+/**
+ * Writes prepared orders of one store in one statement (writeOrdersSql), numbered in their
+ * order, and the coverage their lines sell. A RacedDuplicate when a concurrent request
+ * committed one of their orderIds after it was read: the transaction must end.
+ */
+async function writeOrders(tx: Tx, storeId: string, prepared: PreparedOrder[]): Promise<Order[]> {
+  // The union of the columns the orders give: one absent from an order is NULL, as its column's default is.
+  const orderColumnSet = Object.fromEntries(prepared.flatMap((p) => Object.keys(p.orderRow)).map((column) => [column, true]));
+  const groupColumnSet = Object.fromEntries(prepared.flatMap((p) => Object.keys(p.groupRow)).map((column) => [column, true]));
+  const rows = await tx.$queryRawUnsafe<Order[]>(
+    cachedWriteOrdersSql(orderColumnSet, groupColumnSet),
     storeId,
-    now.toISOString(),
-    JSON.stringify(orderRow),
-    JSON.stringify(groupRow),
-    JSON.stringify(lines),
-    JSON.stringify(eventData),
-    newId('event'),
+    prepared.at(-1)!.now.toISOString(),
+    JSON.stringify(prepared.map((p) => p.orderRow)),
+    JSON.stringify(prepared.map((p) => p.groupRow)),
+    JSON.stringify(prepared.flatMap((p) => p.lines)),
+    JSON.stringify(prepared.map((p) => ({ order_id: p.orderRow.id, event_id: newId('event'), data: p.eventData }))),
+    prepared.length,
   );
-  if (!order) throw new RacedDuplicate(duplicateOrder(parsed));
-  if (sellsCoverage) await recordCoverageSold(tx, order, parsed.lines.map((line, i) => ({ ...line, id: lineIds[i] })));
+  const byId = new Map(rows.map((order) => [order.id, order]));
+  const orders: Order[] = [];
+  for (const p of prepared) {
+    const order = byId.get(p.orderRow.id as string);
+    if (!order) throw new RacedDuplicate(duplicateOrder(p.parsed));
+    if (p.sellsCoverage) await recordCoverageSold(tx, order, p.parsed.lines.map((line, i) => ({ ...line, id: p.lineIds[i] })));
+    orders.push(order);
+  }
+  return orders;
+}
+
+/**
+ * Writes a new order: a Conflict when the store already has its orderId. Four statements
+ * whatever the number of lines: what it reads and the stock its lines commit (prepareOrder),
+ * the order with its group, lines and event (writeOrders), which takes the store's next number
+ * last so that the store's orders wait on each other only for that statement and the commit;
+ * plus the audit context the transaction starts with. Coverage sold on a line adds its own writes.
+ */
+export async function insertOrder(tx: Tx, storeId: string, parsed: ParsedOrder): Promise<Order> {
+  const [order] = await writeOrders(tx, storeId, [await prepareOrder(tx, storeId, parsed, true)]);
   return order;
 }
 
@@ -722,13 +763,18 @@ async function importBatch(db: Db | Tx, storeId: string, batch: ParsedImport[], 
         db,
         async (tx) => {
           const results = new Map<number, ImportedOrderResult>();
+          const prepared: { index: number; order: PreparedOrder }[] = [];
           for (const { index, parsed } of batch) {
             try {
-              results.set(index, { status: 'created', order: await insertOrder(tx, storeId, parsed, { commitStock }) });
+              prepared.push({ index, order: await prepareOrder(tx, storeId, parsed, commitStock) });
             } catch (error) {
-              if (!isDomainError(error) || error instanceof RacedDuplicate) throw error;
+              if (!isDomainError(error)) throw error;
               results.set(index, { status: 'refused', error });
             }
+          }
+          if (prepared.length > 0) {
+            const orders = await writeOrders(tx, storeId, prepared.map((p) => p.order));
+            prepared.forEach(({ index }, i) => results.set(index, { status: 'created', order: orders[i] }));
           }
           return results;
         },
