@@ -14,6 +14,7 @@ import { createReads, type Reads } from './reads/reader.ts';
 import type { QueryOptions, SqlChannel } from './sqlChannel.ts';
 import type { ReplicaOptions, ReplicaRouting } from './replicas.ts';
 import { joinedTransaction, joiningClient } from './requestTransaction.ts';
+import { changesFirstAdapter } from './storeChanges.ts';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
 
@@ -91,7 +92,7 @@ export type StatementListener = (statement: ObservedStatement) => void;
 
 /** A Prisma client, and a reader on `sql`, that report their statements to the listeners of `onStatement`. */
 export function observedClients(adapter: PrismaPg | PrismaPGlite, sql: Pick<SqlChannel, 'query'>): Pick<Database, 'prisma' | 'reads' | 'onStatement'> {
-  const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+  const prisma = new PrismaClient({ adapter: changesFirstAdapter(adapter), log: [{ emit: 'event', level: 'query' }] });
   const listeners = new Set<StatementListener>();
   const report = (statement: ObservedStatement) => {
     for (const listener of listeners) listener(statement);

@@ -10,6 +10,7 @@ import DataLoader from 'dataloader';
 import { readModel } from '../../generated/readModel.ts';
 import { compileCountBy, compileRead, type CompiledRead, type ReadKind } from './compile.ts';
 import type { ReadModelModel } from './model.ts';
+import { beforeStatement, storeChangesColumn, untakenChangesAlong, type StoreChanges } from '../storeChanges.ts';
 import { QUERY_CANCELED, type QueryOptions } from '../sqlChannel.ts';
 import type { Plain } from './plain.ts';
 
@@ -94,6 +95,26 @@ async function runCompiled<T>(channel: ReadChannel, compiled: CompiledRead): Pro
   }
 }
 
+/**
+ * The values of `column` in the rows of `compiled`. The first statement of an answer whose
+ * validator reads the store's changes along (storeChanges.ts) carries them: the read's rows
+ * aggregated in order into one JSON array beside the changes, in the one snapshot of one
+ * statement. Any other statement waits for that first one.
+ */
+async function columnOf<T>(channel: ReadChannel, compiled: CompiledRead, column: 'j' | 'count'): Promise<T[]> {
+  const along = untakenChangesAlong();
+  if (!along) {
+    await beforeStatement();
+    return (await runCompiled<Record<string, T>>(channel, compiled)).map((row) => row[column]);
+  }
+  const store = `$${compiled.params.length + 1}`;
+  const sql = `SELECT ${storeChangesColumn(store)} AS changes, (SELECT coalesce(json_agg(q.${column}), '[]'::json) FROM (${compiled.sql}) q) AS rows`;
+  return along.carry(async () => {
+    const [row] = await runCompiled<{ changes: StoreChanges[]; rows: T[] }>(channel, { ...compiled, sql, params: [...compiled.params, along.storeId] });
+    return { result: row.rows, changes: row.changes };
+  });
+}
+
 type Args = Record<string, unknown>;
 
 /**
@@ -112,8 +133,7 @@ function batchableKey(model: ReadModelModel, where: Args | undefined): string | 
 /** `reads.<model>` for every model of the read model, running each read on `channel`. */
 export function createReads(channel: ReadChannel): Reads {
   const run = async (compiled: CompiledRead & { backward: boolean }) => {
-    const rows = await runCompiled<{ j: unknown }>(channel, compiled);
-    const records = rows.map((row) => row.j);
+    const records = await columnOf<unknown>(channel, compiled, 'j');
     return compiled.backward ? records.reverse() : records;
   };
   const delegate = (model: ReadModelModel) => {
@@ -162,12 +182,13 @@ export function createReads(channel: ReadChannel): Reads {
       findFirst: (args?: Args) => first(args, false),
       findFirstOrThrow: (args?: Args) => first(args, true),
       count: async (args?: Args) => {
-        const compiled = compileRead(readModel, model.name, 'count', args);
-        const [row] = await runCompiled<{ count: number }>(channel, compiled);
-        return row.count;
+        const [count] = await columnOf<number>(channel, compileRead(readModel, model.name, 'count', args), 'count');
+        return count;
       },
-      countBy: (by: string, args?: Args) => {
+      countBy: async (by: string, args?: Args) => {
         const compiled = compileCountBy(readModel, model.name, by, args?.where as Args | undefined);
+        // Its values keep the types pg gives them (a date as a Date), which JSON would not: it carries no changes.
+        await beforeStatement();
         return runCompiled<{ value: unknown; count: number }>(channel, compiled);
       },
     };
