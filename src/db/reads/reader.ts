@@ -98,8 +98,10 @@ async function runCompiled<T>(channel: ReadChannel, compiled: CompiledRead): Pro
 /**
  * The values of `column` in the rows of `compiled`. The first statement of an answer whose
  * validator reads the store's changes along (storeChanges.ts) carries them: the read's rows
- * aggregated in order into one JSON array beside the changes, in the one snapshot of one
- * statement. Any other statement waits for that first one.
+ * aggregated into one JSON array beside the changes, in the one snapshot of one statement
+ * (PostgreSQL aggregates a sorted subquery's rows in its order, as its manual says; the
+ * recorded answers of every door check the pages keep it). Any other statement waits for that
+ * first one.
  */
 async function columnOf<T>(channel: ReadChannel, compiled: CompiledRead, column: 'j' | 'count'): Promise<T[]> {
   const along = untakenChangesAlong();
