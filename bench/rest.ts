@@ -16,8 +16,12 @@
 //   memory the door itself with every read answered from memory (bench/readsInMemory.ts):
 //          no statement runs, so memory/sql bounds what rest/sql any change to how the
 //          data is read could reach (the real request does the same work plus the reads)
-//   peer   on PostgreSQL, PostGraphile 4.14.1 over the same tables, asked for the data the
+//   pgl4   on PostgreSQL, PostGraphile 4.14.1 over the same tables, asked for the data the
 //          page selects (bench/peer.ts), in a process of its own
+//   pgl5   the same with PostGraphile 5.1.5 (v4 preset, so the same query; on Node 22)
+// On PostgreSQL each page's statements are also counted by the server itself
+// (pg_stat_statements, where the server preloads it: BENCH_POSTGRES_URL may name a scratch
+// cluster that does), for the door and for each peer.
 // Then the other hot reads (GET order, GET customer, a page of inventory levels, the
 // warehouse door's return list, the /v3/rest returns page), each beside its floor
 // `replay`: the door's own statements, captured from one request, run by a bare node:http
@@ -28,9 +32,11 @@
 // run does that on the cheapest operation (the store lookup) without per-request
 // authentication, where routing weighs most.
 // Run on in-memory PGlite and on a scratch PostgreSQL database (dropped after).
+// BENCH_REST_ONLY=returns measures only the returns page.
 // BENCH_PROFILE=rest,memory writes a CPU profile of this process while those variants
 // are under load (bench/profiles/), with a summary.
 import http from 'node:http';
+import os from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -61,7 +67,7 @@ import { defineOperation, runOperation, type Operation } from '../src/schema/exe
 import { createApp } from '../src/process/server.ts';
 import { sofaRouter as serviceSofaRouter } from '../src/rest/sofa.ts';
 import { measureLoad, type LoadRequest, type Measured, type Variant } from './load.ts';
-import { POSTGRAPHILE_RETURNS_PAGE, startPostGraphile, type Peer } from './peer.ts';
+import { POSTGRAPHILE_RETURNS_PAGE, startPostGraphile, startPostGraphile5, type Peer } from './peer.ts';
 import { withReadsInMemory } from './readsInMemory.ts';
 
 /** Seconds of load per variant (over ROUNDS rounds); the whole bench stays within a few minutes. */
@@ -71,6 +77,7 @@ const CONCURRENCY = 16;
 const WARMUP_SECONDS = 1;
 const PROFILED = (process.env.BENCH_PROFILE ?? '').split(',').filter(Boolean);
 const PROFILE_DIR = fileURLToPath(new URL('./profiles', import.meta.url));
+const ONLY_RETURNS = process.env.BENCH_REST_ONLY === 'returns';
 const PAGE = 20;
 const RETURNS = 40;
 const EMAILS = 50;
@@ -469,9 +476,14 @@ type Results = Record<'upsert' | 'returns', Measured[]>;
 
 const PAGE_RATIOS: [string, string][] = [
   ['rest', 'sql'],
-  ['rest', 'peer'],
+  ['rest', 'pgl5'],
+  ['v3', 'pgl5'],
+  ['rest', 'pgl4'],
+  ['v3', 'pgl4'],
+  ['pgl5', 'pgl4'],
   ['memory', 'sql'],
-  ['peer', 'sql'],
+  ['pgl5', 'sql'],
+  ['pgl4', 'sql'],
   ['rest', 'raw'],
   ['rest', 'v3'],
   ['v3rest', 'v3'],
@@ -480,7 +492,10 @@ const PAGE_RATIOS: [string, string][] = [
   ['rest', 'sofa'],
 ];
 
-async function benchDatabase(label: string, db: Database, peer: Peer | undefined): Promise<Results> {
+/** Counts, on the server, the statements `request` makes it run (undefined where pg_stat_statements is not loaded). */
+type ServerStatementCount = (request: () => Promise<unknown>) => Promise<number | undefined>;
+
+async function benchDatabase(label: string, db: Database, peers: Peer[], serverStatements?: ServerStatementCount): Promise<Results> {
   const started = performance.now();
   await applyMigrations(db);
   const fixture = await seed(db);
@@ -524,9 +539,7 @@ async function benchDatabase(label: string, db: Database, peer: Peer | undefined
       { name: 'raw', request: get(`${bench.base}/raw${store}/returns`) },
       { name: 'sql', request: get(`${bench.base}/sql/returns`) },
       { name: 'memory', request: get(`${memoryBase}/v2.2${store}/returns?page-size=${PAGE}`) },
-      ...(peer
-        ? [{ name: 'peer', request: { url: peer.url, method: 'POST', headers: { 'content-type': 'application/json' }, bodies: [JSON.stringify({ query: POSTGRAPHILE_RETURNS_PAGE, variables: { storeId: fixture.storeId, first: PAGE } })] } }]
-        : []),
+      ...peers.map((peer) => ({ name: peerVariant(peer), request: { url: peer.url, method: 'POST', headers: { 'content-type': 'application/json' }, bodies: [peerPageBody(fixture)] } })),
     ];
     const lookup: Variant[] = [
       { name: 'sofa', request: get(`${bench.base}/sofa/store?${PREAUTHORIZED}`) },
@@ -540,15 +553,41 @@ async function benchDatabase(label: string, db: Database, peer: Peer | undefined
     await sameReturnsPage('memory', fetch(`${appBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }), fetch(`${memoryBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }));
     const memoryPageStatements = (await statementsOf(memoryDb, () => fetch(`${memoryBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }))).length;
     if (memoryPageStatements !== 0) throw new Error(`the memory variant ran ${memoryPageStatements} statements for a page`);
-    if (peer) await checkPeerPage(peer, fixture, `${appBase}/v2.2${store}/returns?page-size=${PAGE}`, headers);
+    for (const peer of peers) await checkPeerPage(peer, fixture, `${appBase}/v2.2${store}/returns?page-size=${PAGE}`, headers);
     process.stdout.write(`${label}: statements per REST request (BEGIN/COMMIT aside): upsert of an existing customer ${upsertStatements} (sql variant: 2), returns page ${pageStatements} (sql variant: 2)\n`);
+    if (serverStatements) {
+      const pages: [string, () => Promise<unknown>][] = [
+        ['REST page', () => fetch(`${appBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers }).then((r) => r.text())],
+        ['REST page, unchanged poll (If-None-Match)', async () => {
+          const tag = (await fetch(`${appBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers })).headers.get('etag') ?? '';
+          return fetch(`${appBase}/v2.2${store}/returns?page-size=${PAGE}`, { headers: { ...headers, 'if-none-match': tag } }).then((r) => r.text());
+        }],
+        ['v3 page', () => fetch(`${appBase}/v3/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: RETURNS_QUERY, variables: { first: PAGE } }) }).then((r) => r.text())],
+        ['/v3/rest page', () => fetch(`${appBase}/v3/rest/returns?first=${PAGE}`, { headers }).then((r) => r.text())],
+        ...peers.map((peer): [string, () => Promise<unknown>] => [peer.name, () => fetch(peer.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: peerPageBody(fixture) }).then((r) => r.text())]),
+      ];
+      const counted: string[] = [];
+      for (const [name, request] of pages) {
+        await request();
+        counted.push(`${name} ${await serverStatements(request)}`);
+      }
+      process.stdout.write(`${label}: statements per page counted by the server (pg_stat_statements; the poll counts its first request too): ${counted.join(', ')}\n`);
+    }
     const results: Partial<Results> = {};
-    const upsertRows = await measureLoad(upsert, load('upsert'));
-    printTable(`${label}: customer upsert (${CONCURRENCY} connections, ${SECONDS} s each; ${EMAILS} e-mails, so creates then updates)`, upsertRows, PAGE_RATIOS);
-    results.upsert = upsertRows;
+    if (!ONLY_RETURNS) {
+      const upsertRows = await measureLoad(upsert, load('upsert'));
+      printTable(`${label}: customer upsert (${CONCURRENCY} connections, ${SECONDS} s each; ${EMAILS} e-mails, so creates then updates)`, upsertRows, PAGE_RATIOS);
+      results.upsert = upsertRows;
+    }
+    const loadBefore = os.loadavg();
     const returnRows = await measureLoad(returns, load('returns'));
-    printTable(`${label}: returns list, one page of ${PAGE} (${CONCURRENCY} connections, ${SECONDS} s each${peer ? `; peer: ${peer.name}` : ''})`, returnRows, PAGE_RATIOS);
+    printTable(
+      `${label}: returns list, one page of ${PAGE} (${CONCURRENCY} connections, ${SECONDS} s each${peers.length ? `; peers: ${peers.map((p) => p.name).join(', ')}` : ''}; load average ${loadBefore.map((l) => l.toFixed(1)).join(' ')} before, ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} after)`,
+      returnRows,
+      PAGE_RATIOS,
+    );
     results.returns = returnRows;
+    if (ONLY_RETURNS) return results as Results;
     printTable(`${label}: the store lookup, the cheapest operation, client authenticated once: SOFA's route handling against a route table's`, await measureLoad(lookup, load('lookup')), PAGE_RATIOS);
     await benchOtherReads(label, db, `${appBase}`, bench.base, fixture, headers, load('reads'));
     return results as Results;
@@ -559,17 +598,20 @@ async function benchDatabase(label: string, db: Database, peer: Peer | undefined
   }
 }
 
+const peerVariant = (peer: Peer) => (peer.name.includes(' 5.') ? 'pgl5' : 'pgl4');
+const peerPageBody = (fixture: Fixture) => JSON.stringify({ query: POSTGRAPHILE_RETURNS_PAGE, variables: { storeId: fixture.storeId, first: PAGE } });
+
 /** The peer answers the same returns, in the same order, as the door's page. */
 async function checkPeerPage(peer: Peer, fixture: Fixture, doorUrl: string, headers: Record<string, string>): Promise<void> {
   const door = (await (await fetch(doorUrl, { headers })).json()) as { returns: { id: string }[] };
   const response = await fetch(peer.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: POSTGRAPHILE_RETURNS_PAGE, variables: { storeId: fixture.storeId, first: PAGE } }),
+    body: peerPageBody(fixture),
   });
   const answer = (await response.json()) as { data?: { allReturns: { nodes: { id: string }[] } }; errors?: unknown };
   const ids = answer.data?.allReturns.nodes.map((n) => n.id);
-  if (!isDeepStrictEqual(ids, door.returns.map((r) => r.id))) throw new Error(`the peer's page names other returns than the door's: ${JSON.stringify(answer).slice(0, 500)}`);
+  if (!isDeepStrictEqual(ids, door.returns.map((r) => r.id))) throw new Error(`${peer.name}'s page names other returns than the door's: ${JSON.stringify(answer).slice(0, 500)}`);
 }
 
 /**
@@ -622,7 +664,32 @@ async function dropWhenReleased(admin: pg.Client, name: string): Promise<void> {
   await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
 }
 
-async function withScratchPostgres(fn: (db: Database, url: string) => Promise<void>): Promise<boolean> {
+/** Where the server preloads pg_stat_statements: the statements `request` made it run in database `name`. */
+async function statementCounter(admin: pg.Client, name: string): Promise<ServerStatementCount | undefined> {
+  try {
+    await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await admin.query('SELECT count(*) FROM pg_stat_statements');
+  } catch {
+    process.stdout.write('pg_stat_statements is not loaded on this server: statements are counted by the service only\n');
+    return undefined;
+  }
+  const REQUESTS = 10;
+  const total = async () => {
+    const { rows } = await admin.query<{ calls: string }>(
+      `SELECT coalesce(sum(calls), 0)::text AS calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+       WHERE d.datname = $1 AND s.query !~* '^\\s*(BEGIN|COMMIT|ROLLBACK)'`,
+      [name],
+    );
+    return Number(rows[0].calls);
+  };
+  return async (request) => {
+    const before = await total();
+    for (let i = 0; i < REQUESTS; i++) await request();
+    return (await total() - before) / REQUESTS;
+  };
+}
+
+async function withScratchPostgres(fn: (db: Database, url: string, serverStatements?: ServerStatementCount) => Promise<void>): Promise<boolean> {
   const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
   try {
     await admin.connect();
@@ -636,7 +703,7 @@ async function withScratchPostgres(fn: (db: Database, url: string) => Promise<vo
   url.pathname = `/${name}`;
   const db = await openDatabase(url.toString(), { poolSize: CONCURRENCY });
   try {
-    await fn(db, url.toString());
+    await fn(db, url.toString(), await statementCounter(admin, name));
   } finally {
     await db.close();
     await dropWhenReleased(admin, name);
@@ -650,22 +717,22 @@ export async function run(): Promise<void> {
   const pglite = await openDatabase('pglite:memory:');
   let embedded: Results;
   try {
-    embedded = await benchDatabase('PGlite (in memory)', pglite, undefined);
+    embedded = await benchDatabase('PGlite (in memory)', pglite, []);
   } finally {
     await pglite.close();
   }
   let server: Results | undefined;
-  await withScratchPostgres(async (db, url) => {
-    // The peer reads the same scratch database (it starts once the door has migrated it).
+  await withScratchPostgres(async (db, url, serverStatements) => {
+    // The peers read the same scratch database (they start once the door has migrated it).
     await applyMigrations(db);
-    const peer = await startPostGraphile(url);
+    const peers = (await Promise.all([startPostGraphile(url), startPostGraphile5(url)])).filter((peer) => peer !== undefined);
     try {
-      server = await benchDatabase('PostgreSQL', db, peer);
+      server = await benchDatabase('PostgreSQL', db, peers, serverStatements);
     } finally {
-      await peer?.close();
+      await Promise.all(peers.map((peer) => peer.close()));
     }
   });
-  if (server) {
+  if (server && !ONLY_RETURNS) {
     const rps = (rows: Measured[], name: string) => rows.find((r) => r.name === name)!.rps;
     for (const operation of ['upsert', 'returns'] as const) {
       const ratios = ['rest', 'sql'].map((name) => `${name} ${(rps(embedded[operation], name) / rps(server![operation], name)).toFixed(2)}`);

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { ReplicaReads } from './replicas.ts';
 import { keepPoolAlive, pgChannel, pgSession } from './sqlChannel.ts';
+import { changesFirstChannel, changesFirstSession } from './storeChanges.ts';
 import {
   observedClients,
   poolStatsOf,
@@ -161,8 +162,8 @@ async function openPostgres(url: string, connectionString: string, options: Open
     reads,
     onStatement,
     poolStats: poolStatsOf(pool),
-    sql,
-    session: pgSession(pool, nameOf),
+    sql: changesFirstChannel(sql),
+    session: changesFirstSession(pgSession(pool, nameOf)),
     listen: pgListen(connectionString),
     singleConnection: false,
     replicas,

@@ -14,6 +14,7 @@ import { createReads, type Reads } from './reads/reader.ts';
 import type { QueryOptions, SqlChannel } from './sqlChannel.ts';
 import type { ReplicaOptions, ReplicaRouting } from './replicas.ts';
 import { joinedTransaction, joiningClient } from './requestTransaction.ts';
+import { changesFirstAdapter } from './storeChanges.ts';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
 
@@ -97,7 +98,7 @@ export function observedClients(
   sql: Pick<SqlChannel, 'query'>,
   options: Pick<OpenOptions, 'searchTimeLimitMs'>,
 ): Pick<Database, 'prisma' | 'reads' | 'onStatement'> {
-  const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+  const prisma = new PrismaClient({ adapter: changesFirstAdapter(adapter), log: [{ emit: 'event', level: 'query' }] });
   const listeners = new Set<StatementListener>();
   const report = (statement: ObservedStatement) => {
     for (const listener of listeners) listener(statement);

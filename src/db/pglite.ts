@@ -16,6 +16,7 @@ import {
 import { EMBEDDED_START_PARAMS, openEmbedded, type EmbeddedHandle } from './embedded.ts';
 import { PGLITE_EXTENSIONS } from './pgliteExtensions.ts';
 import { withPreparedStatements } from './preparedPglite.ts';
+import { changesFirstChannel, changesFirstSession } from './storeChanges.ts';
 
 /** `pglite:memory:` (or `pglite:`) in this process's memory, else the directory `target`. */
 export async function openPGlite(url: string, target: string, options: OpenOptions): Promise<Database> {
@@ -53,8 +54,8 @@ function fromPGlite(url: string, pglite: PGlite, close: () => Promise<void>, opt
     onStatement,
     poolStats: () => ({ total: 1 }),
     singleConnection: true,
-    sql,
-    session: (fn) => fn(sql),
+    sql: changesFirstChannel(sql),
+    session: changesFirstSession((fn) => fn(sql)),
     async listen(channel, handlers) {
       const unsubscribe = await pglite.listen(channel, handlers.onNotify);
       handlers.onState(true);
@@ -82,8 +83,8 @@ function fromEmbedded(url: string, embedded: EmbeddedHandle, options: OpenOption
     onStatement,
     poolStats: poolStatsOf(pool),
     singleConnection: true,
-    sql,
-    session: pgSession(pool),
+    sql: changesFirstChannel(sql),
+    session: changesFirstSession(pgSession(pool)),
     // The owning process listens on its own PGlite; this one (a CLI beside the server) serves no requests.
     async listen(_channel, handlers) {
       handlers.onState(false);

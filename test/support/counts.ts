@@ -31,3 +31,39 @@ export async function statementsDuring(db: Database, run: () => Promise<unknown>
   }
   return seen;
 }
+
+/**
+ * Every statement the service sent to `db` while `run` ran, transaction control aside: Prisma's
+ * and the reads' (db.onStatement) and the raw channel's (db.sql, on which the validators read
+ * the store's changes), in the order they finished.
+ */
+export async function everyStatementDuring(db: Database, run: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const note = (sql: string) => {
+    if (!TRANSACTION_CONTROL.test(sql)) seen.push(sql);
+  };
+  const { query, exec } = db.sql;
+  db.sql.query = async (text, params, options) => {
+    try {
+      return await query(text, params, options);
+    } finally {
+      note(text);
+    }
+  };
+  db.sql.exec = async (script) => {
+    try {
+      return await exec(script);
+    } finally {
+      note(script);
+    }
+  };
+  const stop = db.onStatement(({ sql }) => note(sql));
+  try {
+    await run();
+  } finally {
+    stop();
+    db.sql.query = query;
+    db.sql.exec = exec;
+  }
+  return seen;
+}

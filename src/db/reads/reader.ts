@@ -10,6 +10,7 @@ import DataLoader from 'dataloader';
 import { readModel } from '../../generated/readModel.ts';
 import { compileCountBy, compileRead, type CompiledRead, type ReadKind } from './compile.ts';
 import type { ReadModelModel } from './model.ts';
+import { beforeStatement, storeChangesColumn, untakenChangesAlong, type StoreChanges } from '../storeChanges.ts';
 import { QUERY_CANCELED, type QueryOptions } from '../sqlChannel.ts';
 import type { Plain } from './plain.ts';
 
@@ -86,6 +87,28 @@ async function runCompiled<T>(channel: ReadChannel, compiled: CompiledRead, time
   }
 }
 
+/**
+ * The values of `column` in the rows of `compiled`. The first statement of an answer whose
+ * validator reads the store's changes along (storeChanges.ts) carries them: the read's rows
+ * aggregated into one JSON array beside the changes, in the one snapshot of one statement
+ * (PostgreSQL aggregates a sorted subquery's rows in its order, as its manual says; the
+ * recorded answers of every door check the pages keep it). Any other statement waits for that
+ * first one.
+ */
+async function columnOf<T>(channel: ReadChannel, compiled: CompiledRead, column: 'j' | 'count', timeLimitMs: number): Promise<T[]> {
+  const along = untakenChangesAlong();
+  if (!along) {
+    await beforeStatement();
+    return (await runCompiled<Record<string, T>>(channel, compiled, timeLimitMs)).map((row) => row[column]);
+  }
+  const store = `$${compiled.params.length + 1}`;
+  const sql = `SELECT ${storeChangesColumn(store)} AS changes, (SELECT coalesce(json_agg(q.${column}), '[]'::json) FROM (${compiled.sql}) q) AS rows`;
+  return along.carry(async () => {
+    const [row] = await runCompiled<{ changes: StoreChanges[]; rows: T[] }>(channel, { ...compiled, sql, params: [...compiled.params, along.storeId] }, timeLimitMs);
+    return { result: row.rows, changes: row.changes };
+  });
+}
+
 type Args = Record<string, unknown>;
 
 /**
@@ -105,8 +128,7 @@ function batchableKey(model: ReadModelModel, where: Args | undefined): string | 
 /** `searchTimeLimitMs`: how long a statement that searches text may run (SEARCH_TIME_LIMIT_MS). */
 export function createReads(channel: ReadChannel, { searchTimeLimitMs = SEARCH_TIME_LIMIT_MS }: { searchTimeLimitMs?: number } = {}): Reads {
   const run = async (compiled: CompiledRead & { backward: boolean }) => {
-    const rows = await runCompiled<{ j: unknown }>(channel, compiled, searchTimeLimitMs);
-    const records = rows.map((row) => row.j);
+    const records = await columnOf<unknown>(channel, compiled, 'j', searchTimeLimitMs);
     return compiled.backward ? records.reverse() : records;
   };
   const delegate = (model: ReadModelModel) => {
@@ -155,12 +177,13 @@ export function createReads(channel: ReadChannel, { searchTimeLimitMs = SEARCH_T
       findFirst: (args?: Args) => first(args, false),
       findFirstOrThrow: (args?: Args) => first(args, true),
       count: async (args?: Args) => {
-        const compiled = compileRead(readModel, model.name, 'count', args);
-        const [row] = await runCompiled<{ count: number }>(channel, compiled, searchTimeLimitMs);
-        return row.count;
+        const [count] = await columnOf<number>(channel, compileRead(readModel, model.name, 'count', args), 'count', searchTimeLimitMs);
+        return count;
       },
-      countBy: (by: string, args?: Args) => {
+      countBy: async (by: string, args?: Args) => {
         const compiled = compileCountBy(readModel, model.name, by, args?.where as Args | undefined);
+        // Its values keep the types pg gives them (a date as a Date), which JSON would not: it carries no changes.
+        await beforeStatement();
         return runCompiled<{ value: unknown; count: number }>(channel, compiled, searchTimeLimitMs);
       },
     };

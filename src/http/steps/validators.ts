@@ -10,8 +10,13 @@
 //   links are built from), the calendar month (what is "pending" on an invoice) and the code
 //   that answers. It is an HMAC under the service's secret, so no one can make a tag the
 //   service did not hand out, and two callers or two requests never share one.
-// - The counters are read BEFORE the door reads the data: a write committing in between makes
-//   the tag older than the answer (the next poll gets the answer again), never newer.
+// - The counters are never read after the data: a write committing in between would make the
+//   tag newer than the answer. A GET without If-None-Match (nothing to compare before
+//   answering) has them read by the answer's first statement, as a column of it when it is a
+//   compiled read (one round trip, one snapshot: the tag is exactly as of the rows), before it
+//   otherwise (storeChanges.ts, ChangesAlong). A conditional GET reads them first, on their
+//   own, to answer 304 without running the door; so does every GET with read replicas, whose
+//   answer's reads are then held to the position they were read at.
 // - `If-None-Match` with the current tag is answered 304 without running the door (and so
 //   without counting against the rate limit, as GitHub does); `*` is answered 304 when the
 //   door answers 200. The comparison is the weak one (§13.1.2), so `W/"x"` matches `"x"`.
@@ -44,7 +49,7 @@ import type { RateLimiter } from '../../auth/rateLimit.ts';
 import { negotiateEncoding } from '../compression.ts';
 import type { Database } from '../../db/database.ts';
 import { readsReplayedTo } from '../../db/replicas.ts';
-import { readStoreChanges, readStoreChangesWithPosition, type StoreChanges } from '../../db/storeChanges.ts';
+import { ChangesAlong, readingChangesAlong, readStoreChanges, readStoreChangesWithPosition, type StoreChanges } from '../../db/storeChanges.ts';
 import { header, type DoorRequest, type DoorResponse } from '../door.ts';
 import type { Step } from '../step.ts';
 import { standingBudget } from './rateLimit.ts';
@@ -204,9 +209,15 @@ export function validatorsStep(db: Database, secret: string, rateLimiter: RateLi
       if (request.method !== 'GET' || door.answersWithEventStream?.(request)) return handle();
       const caller = request.auth && callerOf(request.auth);
       if (!caller) return handle();
+      const condition = parseIfNoneMatch([request.headers['if-none-match'] ?? []].flat().join(', ') || undefined);
+      if (!condition && !db.replicas) {
+        // Nothing to compare before answering: the answer's first statement reads the changes along.
+        const along = new ChangesAlong(caller.store.id, db.sql);
+        const response = await readingChangesAlong(along, handle);
+        return validatable(response) ? validated(response, currentTag(caller, request, await along.changes()), request) : response;
+      }
       const { changes, position } = await storeChanges(caller.store.id);
       const tag = currentTag(caller, request, changes);
-      const condition = parseIfNoneMatch([request.headers['if-none-match'] ?? []].flat().join(', ') || undefined);
       if (condition && !condition.any && condition.tags.has(tag)) {
         const budget = await standingBudget(rateLimiter, door, caller);
         return notModified({ status: 200, headers: { ...budget, etag: tag, 'cache-control': VALIDATED_CACHE_CONTROL, vary: varyOf(request).join(', ') } });
