@@ -1,8 +1,7 @@
 // Environment -> typed configuration, validated once at start-up.
+import type { LogLevel } from './observability/logger.ts';
 import { SEARCH_TIME_LIMIT_MS } from './db/reads/reader.ts';
 import { readTrustedDocuments, type TrustedDocuments } from './formats/trustedDocuments.ts';
-
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 export interface GraphQLLimits {
   maxAliases: number;

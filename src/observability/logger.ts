@@ -6,7 +6,8 @@
 // error is logged with what may quote the values it was given masked (loggedError).
 import { createRequire } from 'node:module';
 import { pino, stdSerializers, type DestinationStream, type Logger as PinoLogger } from 'pino';
-import type { LogLevel } from '../config.ts';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
