@@ -1,5 +1,6 @@
 // Environment -> typed configuration, validated once at start-up.
 import type { LogLevel } from './observability/logger.ts';
+import type { TracesConfig } from './observability/telemetry.ts';
 import { SEARCH_TIME_LIMIT_MS } from './db/reads/reader.ts';
 import { readTrustedDocuments, type TrustedDocuments } from './formats/trustedDocuments.ts';
 
@@ -52,12 +53,6 @@ export interface Config {
   auditRetentionDays: number;
   /** Where request traces are sent; unset turns tracing off. */
   traces?: TracesConfig;
-}
-
-export interface TracesConfig {
-  /** The OTLP/HTTP traces URL (`.../v1/traces`). */
-  url: string;
-  serviceName: string;
 }
 
 export const DEFAULT_DATABASE_URL = 'pglite:./data/pglite';

@@ -18,7 +18,6 @@ import {
 import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { execute as graphqlExecute, type ExecutionArgs } from 'graphql';
 import { envelop, type Plugin } from 'graphql-yoga';
-import type { TracesConfig } from '../config.ts';
 import type { Logger } from './logger.ts';
 import { markSpanFailed, withinSpan } from './spans.ts';
 
@@ -40,6 +39,13 @@ export interface Tracing {
 }
 
 /** Registers the tracer provider, Prisma's instrumentation and the OTLP exporter; undefined (nothing loaded) when traces are off. */
+/** Where traces go (OTEL_EXPORTER_OTLP_*), read by config.ts. */
+export interface TracesConfig {
+  /** The OTLP/HTTP traces URL (`.../v1/traces`). */
+  url: string;
+  serviceName: string;
+}
+
 export async function startTracing(config: TracesConfig | undefined, logger: Logger): Promise<Tracing | undefined> {
   if (!config) return undefined;
   const [sdk, { OTLPTraceExporter }, resources, { PrismaInstrumentation, registerInstrumentations }, { useOpenTelemetry, setCurrentOtelContext }] = await Promise.all([
