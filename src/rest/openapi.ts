@@ -84,7 +84,7 @@ export interface OpenApiResponse {
   content?: Record<string, { schema: JsonSchema }>;
 }
 
-/** `info.version` of the interface description (spec 9). */
+/** `info.version` of the interface description. */
 export const API_VERSION = '2.2.1';
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
@@ -95,7 +95,7 @@ const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
 export const PROBLEM_SCHEMA: JsonSchema = {
   type: 'object',
-  description: 'RFC 7807 problem details (spec 2.6); `errors` lists each invalid input of a validation failure',
+  description: 'RFC 7807 problem details; `errors` lists each invalid input of a validation failure',
   required: ['type', 'title', 'status', 'detail'],
   additionalProperties: false,
   properties: {
@@ -123,7 +123,7 @@ export const PROBLEM_SCHEMA: JsonSchema = {
 /** The `{error}` body as the document's component names it, its members in the order the document has always listed them. */
 const ERROR_SCHEMA: JsonSchema = {
   type: 'object',
-  description: 'The `{error}` body order creation answers for 400, 401 and 409 (decisions.md)',
+  description: 'The `{error}` body order creation answers for 400, 401 and 409',
   required: ERROR_BODY_SCHEMA.required,
   additionalProperties: false,
   properties: ERROR_BODY_SCHEMA.properties,

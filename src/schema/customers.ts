@@ -45,7 +45,7 @@ const COORDINATE_DESCRIPTIONS: Record<(typeof CUSTOMER_LOCATION_NUMBER_FIELDS)[n
 };
 
 export const CustomerLocation = builder.objectRef<CustomerLocationShape>('CustomerLocation').implement({
-  description: 'Current location of a customer (spec 2.2)',
+  description: 'Current location of a customer',
   fields: (t) => ({
     ...Object.fromEntries(
       CUSTOMER_LOCATION_STRING_FIELDS.map((field) => [
@@ -64,7 +64,7 @@ export const CustomerLocation = builder.objectRef<CustomerLocationShape>('Custom
 
 export const Customer = builder.prismaNode('Customer', {
   description:
-    'A shopper of the store, known by e-mail and/or phone number (spec 2.1). Readable with customers_read, or with customers_write where a write answers it.',
+    'A shopper of the store, known by e-mail and/or phone number. Readable with customers_read, or with customers_write where a write answers it.',
   id: { field: 'id', description: idDescriptionOf('Customer', 'customers_read or customers_write') },
   nullable: true,
   // node(id:) sees only the caller's store: another store's customer is simply not found.
@@ -114,7 +114,7 @@ const CustomerLocationInput = builder.inputType('CustomerLocationInput', {
 });
 
 const CustomerUpsertInput = builder.inputType('CustomerUpsertInput', {
-  description: 'Customer upsert (spec 2.1). Absent or null fields leave the stored values as they are.',
+  description: 'Customer upsert. Absent or null fields leave the stored values as they are.',
   fields: (t) => ({
     email: t.string({ required: true, description: 'Upsert key, compared case-insensitively' }),
     firstName: t.string({ required: false, description: 'First name, trimmed; a blank one clears it. The display name is made from first and last name' }),
@@ -134,7 +134,7 @@ const CustomerUpsertInput = builder.inputType('CustomerUpsertInput', {
 const CustomerUpsertPayload = builder
   .objectRef<{ customer: CustomerRow; created: boolean }>('CustomerUpsertPayload')
   .implement({
-    description: 'What customerUpsert answers (spec 2.3): the customer as saved, and whether it was created.',
+    description: 'What customerUpsert answers: the customer as saved, and whether it was created.',
     fields: (t) => ({
       customer: t.field({ type: Customer, nullable: false, description: 'The customer as saved', resolve: (p) => toPlain(p.customer) }),
       created: t.exposeBoolean('created', { nullable: false, description: 'True when a new customer was made, false when an existing one was updated' }),
@@ -147,7 +147,7 @@ function customerUpsertField(t: MutationFieldBuilder, deprecationReason?: string
     type: CustomerUpsertPayload,
     nullable: false,
     description:
-      'Creates the customer with this e-mail (compared case-insensitively, stored lower case) or updates the existing one (spec 2.1, 4.1), ' +
+      'Creates the customer with this e-mail (compared case-insensitively, stored lower case) or updates the existing one, ' +
       'with its custom fields, and records customer.created or customer.updated. Needs customers_write. Errors: BAD_USER_INPUT for an invalid ' +
       "e-mail, phone number or custom field value, or a value whose type differs from the field's declared type (every issue in " +
       'extensions.issues; nothing of the request is written). Two concurrent upserts of one new e-mail make one customer.',

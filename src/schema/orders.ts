@@ -29,7 +29,7 @@ const ORDER_AUDIENCE: readonly Scope[] = ['orders_read', 'orders_write', 'return
 type AddressShape = AddressInput;
 
 export const OrderAddress = builder.objectRef<AddressShape>('OrderAddress').implement({
-  description: 'Shipping or billing address of an order (spec 2.4.4)',
+  description: 'Shipping or billing address of an order',
   fields: (t) => ({
     address1: t.string({ nullable: true, description: 'First street line; null when not submitted', resolve: (a) => a.address1 ?? null }),
     address2: t.string({ nullable: true, description: 'Second street line; null when not submitted', resolve: (a) => a.address2 ?? null }),
@@ -50,7 +50,7 @@ interface OrderCustomerShape {
 }
 
 export const OrderCustomer = builder.objectRef<OrderCustomerShape>('OrderCustomer').implement({
-  description: 'The customer as the merchant submitted it with the order (spec 2.4.2)',
+  description: 'The customer as the merchant submitted it with the order',
   fields: (t) => ({
     externalId: t.exposeString('externalId', { nullable: true, description: "The merchant's customer id" }),
     email: t.exposeString('email', { nullable: true, description: 'E-mail address, lower case; null when not submitted' }),
@@ -249,7 +249,7 @@ builder.queryFields((t) => ({
 }));
 
 export const OrderAddressInput = builder.inputType('OrderAddressInput', {
-  description: 'Shipping or billing address of an order (spec 2.4.4); every part optional, up to 255 characters, blank treated as absent',
+  description: 'Shipping or billing address of an order; every part optional, up to 255 characters, blank treated as absent',
   fields: (t) => ({
     address1: t.string({ required: false, description: 'First street line' }),
     address2: t.string({ required: false, description: 'Second street line (apartment, suite ...)' }),
@@ -277,7 +277,7 @@ export function orderLineInputFields(t: InputFieldBuilder) {
 }
 
 const OrderLineItemInput = builder.inputType('OrderLineItemInput', {
-  description: 'One line of a new order (spec 2.4.1); its id must be unique in the order',
+  description: 'One line of a new order; its id must be unique in the order',
   fields: (t) => ({
     ...orderLineInputFields(t),
     discount: t.field({ type: 'Decimal', required: false, description: 'Discount on the whole line (all its units): >= 0, in the order currency' }),
@@ -285,7 +285,7 @@ const OrderLineItemInput = builder.inputType('OrderLineItemInput', {
 });
 
 export const OrderCustomerInput = builder.inputType('OrderCustomerInput', {
-  description: "The customer as the merchant's system has it (spec 2.4.2); every part optional, up to 255 characters unless stated otherwise",
+  description: "The customer as the merchant's system has it; every part optional, up to 255 characters unless stated otherwise",
   fields: (t) => ({
     id: t.string({ required: false, description: "The merchant's customer id" }),
     email: t.string({
@@ -300,7 +300,7 @@ export const OrderCustomerInput = builder.inputType('OrderCustomerInput', {
 });
 
 const OrderShippingInput = builder.inputType('OrderShippingInput', {
-  description: 'How the order ships (spec 2.4.3)',
+  description: 'How the order ships',
   fields: (t) => ({
     method: t.string({ required: false, description: 'Name of the shipping method, up to 255 characters' }),
     cost: t.field({ type: 'Decimal', required: false, description: '>= 0' }),
@@ -309,7 +309,7 @@ const OrderShippingInput = builder.inputType('OrderShippingInput', {
 });
 
 const OrderInput = builder.inputType('OrderInput', {
-  description: 'Order creation (spec 2.4); amounts are decimal amounts in the order currency, >= 0',
+  description: 'Order creation; amounts are decimal amounts in the order currency, >= 0',
   fields: (t) => ({
     orderId: t.string({ required: true, description: "The merchant's order id, unique in the store" }),
     createdAt: t.field({ type: 'DateTime', required: true, description: "When the merchant's system created the order; becomes Order.placedAt" }),
@@ -336,7 +336,7 @@ function orderCreateField(t: MutationFieldBuilder, deprecationReason?: string) {
     type: Order,
     nullable: false,
     description:
-      "Creates an order submitted by the merchant's system (spec 2.4), in one transaction: the order, its lines, its fulfillment group, " +
+      "Creates an order submitted by the merchant's system, in one transaction: the order, its lines, its fulfillment group, " +
       'the stock its lines commit at the fulfillment location (units beyond what is available are recorded as oversold, never refused) ' +
       'and the order.created event. Needs orders_write. Errors: BAD_USER_INPUT for invalid input (every issue in extensions.issues; ' +
       "nothing written) or a locationId that is neither the store's nor a linked fulfillment service's; CONFLICT when the store already " +

@@ -100,7 +100,7 @@ export function money(amount: DecimalValue | string | null | undefined, currency
 }
 
 export const Money = builder.objectRef<MoneyShape>('Money').implement({
-  description: 'An exact amount of money in one currency (spec 2.8).',
+  description: 'An exact amount of money in one currency.',
   fields: (t) => ({
     amount: t.expose('amount', {
       type: 'Decimal',
