@@ -40,7 +40,8 @@ const SOURCES = [
   ['needing action by age', "the same rows by day; the two days the 3- and 8-day limits fall in counted from Return (storeId, status, createdAt)"],
   ['opened, completed per day', "rollup 'status' and 'completed' rows of the period's days"],
   ['refunds, store credit, fees', "rollup 'completed' and 'fee' rows of the period's days, per currency"],
-  ['return rate, top ten SKUs', "rollup 'ordered_month' and 'returned_month' rows of the period's whole months, 'ordered' and 'returned' rows of its other days, per SKU (their covering index)"],
+  ['return rate, top ten SKUs', "rollup 'ordered_month' and 'returned_month' rows of the period's whole months, 'ordered' and 'returned' rows of its other days, summed per SKU alone (their covering index of SKU and units)"],
+  ['titles of the top ten', "rollup 'ordered' rows of the ten SKUs in the period, found by SKU (storeId, key, day)"],
   ['reasons', "rollup 'reason' rows of the period's days"],
   ['median time to complete', 'ReturnOverviewFact (storeId, closedAt, openSeconds): the exact median of the period'],
   ['part-days (periods between midnights)', 'ReturnOverviewFact by openedAt / closedAt, Order by placedAt, InvoiceItem by occurredAt (the custom v3 period)'],
@@ -126,10 +127,11 @@ async function explain(url: string, storeId: string, period: Period): Promise<vo
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    // As the service runs them (src/domain/overview.ts): JIT's compile time would otherwise be most of what the plans show.
+    // As the service runs them (src/domain/overview.ts): JIT's compile time would otherwise be most of what the plans show, and the return rate would be planned in parallel.
     await client.query(`SET jit = off`);
     await client.query(`SET work_mem = '32MB'`);
-    write(`\nplans of the overview of ${period.label} (EXPLAIN ANALYZE, BUFFERS; JIT off, work_mem 32MB), each statement on its own:`);
+    await client.query(`SET max_parallel_workers_per_gather = 0`);
+    write(`\nplans of the overview of ${period.label} (EXPLAIN ANALYZE, BUFFERS; JIT off, work_mem 32MB, no parallel workers), each statement on its own:`);
     for (const statement of statements) {
       if (statement.params.length === 0) continue;
       const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement.sql}`, statement.params);
