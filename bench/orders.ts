@@ -213,7 +213,8 @@ async function statementsPerOrder(root: string, adminUrl: string): Promise<strin
         [database[0].oid],
       );
       const { plans, calls, plan_ms: planMs, exec_ms: execMs } = planning[0];
-      const planned = plans > 0 ? `; ${(plans / COUNTED_ORDERS).toFixed(2)} plans made of ${(calls / COUNTED_ORDERS).toFixed(2)} statements, planning ${(planMs / COUNTED_ORDERS).toFixed(2)} ms and running ${(execMs / COUNTED_ORDERS).toFixed(2)} ms an order` : '; plans not counted (pg_stat_statements.track_planning is off)';
+      const { rows: tracking } = await admin.query<{ on: boolean }>(`SELECT current_setting('pg_stat_statements.track_planning') = 'on' AS on`);
+      const planned = tracking[0].on ? `; ${(plans / COUNTED_ORDERS).toFixed(2)} plans made of ${(calls / COUNTED_ORDERS).toFixed(2)} statements, planning ${(planMs / COUNTED_ORDERS).toFixed(2)} ms and running ${(execMs / COUNTED_ORDERS).toFixed(2)} ms an order` : '; plans not counted (pg_stat_statements.track_planning is off)';
       return `${(total / COUNTED_ORDERS).toFixed(2)} statements (${kinds})${planned}`;
     } finally {
       await new Promise<void>((resolve) => served.app.server.close(() => resolve()));
