@@ -206,7 +206,16 @@ async function statementsPerOrder(root: string, adminUrl: string): Promise<strin
       );
       const total = rows.reduce((sum, r) => sum + r.calls, 0);
       const kinds = rows.map((r) => `${r.kind} ${(r.calls / COUNTED_ORDERS).toFixed(2)}`).join(', ');
-      return `${(total / COUNTED_ORDERS).toFixed(2)} statements (${kinds})`;
+      // Plans made and the time spent planning against running (kept only with pg_stat_statements.track_planning = on).
+      const { rows: planning } = await admin.query<{ plans: number; calls: number; plan_ms: number; exec_ms: number }>(
+        `SELECT sum(plans)::int AS plans, sum(calls)::int AS calls, sum(total_plan_time)::float AS plan_ms, sum(total_exec_time)::float AS exec_ms
+         FROM pg_stat_statements WHERE dbid = $1 AND query !~* '^\\s*(BEGIN|COMMIT|ROLLBACK)'`,
+        [database[0].oid],
+      );
+      const { plans, calls, plan_ms: planMs, exec_ms: execMs } = planning[0];
+      const { rows: tracking } = await admin.query<{ on: boolean }>(`SELECT current_setting('pg_stat_statements.track_planning') = 'on' AS on`);
+      const planned = tracking[0].on ? `; ${(plans / COUNTED_ORDERS).toFixed(2)} plans made of ${(calls / COUNTED_ORDERS).toFixed(2)} statements, planning ${(planMs / COUNTED_ORDERS).toFixed(2)} ms and running ${(execMs / COUNTED_ORDERS).toFixed(2)} ms an order` : '; plans not counted (pg_stat_statements.track_planning is off)';
+      return `${(total / COUNTED_ORDERS).toFixed(2)} statements (${kinds})${planned}`;
     } finally {
       await new Promise<void>((resolve) => served.app.server.close(() => resolve()));
     }

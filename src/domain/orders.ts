@@ -273,26 +273,31 @@ type StoreSource = Pick<
 >;
 
 /**
- * Everything a new order reads before it writes, in one statement: the store, the fulfillment
- * location (the named one when the store may use it, else the default), the products its lines
- * may name with their levels there, the customer with its e-mail, which of its productIds are
- * coverage the store sells, and whether the store already has its orderId.
+ * Everything new orders of one store read before they write, in one statement whatever their
+ * number (an import's batch reads with it once, a single order too): the store, the fulfillment
+ * locations (each order's named one when the store may use it, else the default), the products
+ * their lines may name with their levels at those locations, the customers with their e-mails,
+ * which of their productIds are coverage the store sells, and which of their orderIds the store
+ * already has. Its text is the same for every batch (arrays, never lists built per order), so
+ * each connection prepares and plans it once.
  */
-const ORDER_CONTEXT_SQL = `
+const ORDERS_CONTEXT_SQL = `
 WITH store AS (SELECT * FROM "Store" WHERE id = $1),
 location AS (
   SELECT l.* FROM "Location" l, store s
-  WHERE l.id = coalesce($2::text, s."defaultLocationId")
+  WHERE l.id IN (SELECT coalesce(w.id, s."defaultLocationId") FROM unnest($2::text[]) AS w(id))
     AND (l."storeId" = $1 OR EXISTS (SELECT 1 FROM "StoreLink" k WHERE k."merchantId" = $1 AND k."fulfillmentServiceId" = l."storeId")))
 SELECT
   (SELECT to_jsonb(s) FROM store s) AS store,
-  (SELECT to_jsonb(l) FROM location l) AS location,
-  (SELECT coalesce(jsonb_agg(jsonb_build_object('id', p.id, 'sku', p.sku, 'levelId', v.id) ORDER BY p."createdAt", p.id), '[]'::jsonb)
-     FROM "Product" p LEFT JOIN "InventoryLevel" v ON v."productId" = p.id AND v."locationId" = (SELECT id FROM location)
+  (SELECT coalesce(jsonb_agg(to_jsonb(l)), '[]'::jsonb) FROM location l) AS locations,
+  (SELECT coalesce(jsonb_agg(jsonb_build_object('id', p.id, 'sku', p.sku, 'levels',
+       (SELECT coalesce(jsonb_object_agg(v."locationId", v.id), '{}'::jsonb) FROM "InventoryLevel" v WHERE v."productId" = p.id AND v."locationId" IN (SELECT id FROM location))
+     ) ORDER BY p."createdAt", p.id), '[]'::jsonb)
+     FROM "Product" p
      WHERE p."storeId" = $1 AND (p.id = ANY($3::text[]) OR p.sku = ANY($4::text[]))) AS products,
-  (SELECT id FROM "Customer" WHERE "storeId" = $1 AND email = $5::text) AS "customerId",
-  EXISTS (SELECT 1 FROM "CoverageProduct" WHERE "storeId" = $1 AND id = ANY($3::text[])) AS "sellsCoverage",
-  EXISTS (SELECT 1 FROM "Order" WHERE "storeId" = $1 AND "externalId" = $6::text) AS duplicate`;
+  (SELECT coalesce(jsonb_object_agg(email, id), '{}'::jsonb) FROM "Customer" WHERE "storeId" = $1 AND email = ANY($5::text[])) AS customers,
+  (SELECT coalesce(jsonb_agg(id), '[]'::jsonb) FROM "CoverageProduct" WHERE "storeId" = $1 AND id = ANY($3::text[])) AS coverage,
+  (SELECT coalesce(jsonb_agg("externalId"), '[]'::jsonb) FROM "Order" WHERE "storeId" = $1 AND "externalId" = ANY($6::text[])) AS duplicates`;
 
 interface OrderContext {
   store: StoreSource;
@@ -316,19 +321,60 @@ export class RacedDuplicate extends Conflict {
   }
 }
 
-async function orderContext(tx: Tx, storeId: string, parsed: ParsedOrder, commitStock: boolean): Promise<OrderContext> {
-  const { ids, skus } = candidateKeys(parsed.lines);
-  const [row] = await tx.$queryRawUnsafe<
-    { store: StoreSource | null; location: OriginSource | null; products: CandidateProduct[]; customerId: string | null; sellsCoverage: boolean; duplicate: boolean }[]
-  >(ORDER_CONTEXT_SQL, storeId, parsed.locationId, ids, skus, parsed.customer.customerEmail, parsed.externalId);
-  if (!row.store) throw new Error(`store ${storeId} not found`);
-  if (!row.location) {
-    if (parsed.locationId !== null) throw unknownLocation(parsed.locationId);
-    throw new Error(`store ${storeId} has no default location`);
+/** What ORDERS_CONTEXT_SQL answers for a batch. */
+interface OrdersContextRow {
+  store: StoreSource | null;
+  locations: OriginSource[];
+  products: { id: string; sku: string | null; levels: Record<string, string> }[];
+  customers: Record<string, string>;
+  coverage: string[];
+  duplicates: string[];
+}
+
+/**
+ * The reads of orders of one store (ORDERS_CONTEXT_SQL, one statement), then each order's
+ * context in their order: its products matched (and, when it commits stock, levels made where
+ * it has none, as matchCandidates does), or the refusal it meets before it writes (an unknown
+ * location, an orderId the store already has), as each order read on its own would meet it.
+ */
+async function orderContexts(tx: Tx, storeId: string, orders: ParsedOrder[], commitStock: boolean): Promise<(OrderContext | DomainError)[]> {
+  const keys = candidateKeys(orders.flatMap((parsed) => parsed.lines));
+  const emails = [...new Set(orders.flatMap((parsed) => (parsed.customer.customerEmail ? [parsed.customer.customerEmail] : [])))];
+  const [row] = await tx.$queryRawUnsafe<OrdersContextRow[]>(
+    ORDERS_CONTEXT_SQL,
+    storeId,
+    [...new Set(orders.map((parsed) => parsed.locationId))],
+    keys.ids,
+    keys.skus,
+    emails,
+    orders.map((parsed) => parsed.externalId),
+  );
+  const store = row.store;
+  if (!store) throw new Error(`store ${storeId} not found`);
+  const duplicates = new Set(row.duplicates);
+  const coverage = new Set(row.coverage);
+  const contexts: (OrderContext | DomainError)[] = [];
+  for (const parsed of orders) {
+    const locationId = parsed.locationId ?? store.defaultLocationId;
+    const location = row.locations.find((l) => l.id === locationId);
+    if (!location) {
+      if (parsed.locationId !== null) {
+        contexts.push(unknownLocation(parsed.locationId));
+        continue;
+      }
+      throw new Error(`store ${storeId} has no default location`);
+    }
+    if (duplicates.has(parsed.externalId)) {
+      contexts.push(duplicateOrder(parsed));
+      continue;
+    }
+    const { ids } = candidateKeys(parsed.lines);
+    const products = row.products.map((p) => ({ id: p.id, sku: p.sku, levelId: p.levels[location.id] ?? null }));
+    const matches = await matchCandidates(tx, storeId, parsed.lines, products, location.id, commitStock);
+    const email = parsed.customer.customerEmail;
+    contexts.push({ store, location, matches, customerId: (email && row.customers[email]) || null, sellsCoverage: ids.some((id) => coverage.has(id)) });
   }
-  if (row.duplicate) throw duplicateOrder(parsed);
-  const matches = await matchCandidates(tx, storeId, parsed.lines, row.products, row.location.id, commitStock);
-  return { store: row.store, location: row.location, matches, customerId: row.customerId, sellsCoverage: row.sellsCoverage };
+  return contexts;
 }
 
 /** The fulfillment group's origin: the named location's address, else the store's default origin address. */
@@ -548,12 +594,11 @@ interface PreparedOrder {
 }
 
 /**
- * What an order reads (orderContext) and the stock its lines commit (commitLines: levels,
- * ledger rows, their events), with the rows writeOrders writes for it: a Conflict when the
- * store already has its orderId.
+ * The stock an order's lines commit (commitLines: levels, ledger rows, their events), given what
+ * it read (orderContexts), with the rows writeOrders writes for it.
  */
-async function prepareOrder(tx: Tx, storeId: string, parsed: ParsedOrder, commitStock: boolean): Promise<PreparedOrder> {
-  const { store, location, matches, customerId, sellsCoverage } = await orderContext(tx, storeId, parsed, commitStock);
+async function prepareOrder(tx: Tx, storeId: string, parsed: ParsedOrder, context: OrderContext): Promise<PreparedOrder> {
+  const { store, location, matches, customerId, sellsCoverage } = context;
   const id = newId('order');
   const oversold = await commitLines(tx, storeId, id, parsed.lines, matches);
   const now = new Date();
@@ -598,13 +643,15 @@ async function writeOrders(tx: Tx, storeId: string, prepared: PreparedOrder[]): 
 
 /**
  * Writes a new order: a Conflict when the store already has its orderId. Four statements
- * whatever the number of lines: what it reads and the stock its lines commit (prepareOrder),
+ * whatever the number of lines: what it reads (orderContexts) and the stock its lines commit (prepareOrder),
  * the order with its group, lines and event (writeOrders), which takes the store's next number
  * last so that the store's orders wait on each other only for that statement and the commit;
  * plus the audit context the transaction starts with. Coverage sold on a line adds its own writes.
  */
 export async function insertOrder(tx: Tx, storeId: string, parsed: ParsedOrder): Promise<Order> {
-  const [order] = await writeOrders(tx, storeId, [await prepareOrder(tx, storeId, parsed, true)]);
+  const [context] = await orderContexts(tx, storeId, [parsed], true);
+  if (isDomainError(context)) throw context;
+  const [order] = await writeOrders(tx, storeId, [await prepareOrder(tx, storeId, parsed, context)]);
   return order;
 }
 
@@ -764,9 +811,13 @@ async function importBatch(db: Db | Tx, storeId: string, batch: ParsedImport[], 
         async (tx) => {
           const results = new Map<number, ImportedOrderResult>();
           const prepared: { index: number; order: PreparedOrder }[] = [];
-          for (const { index, parsed } of batch) {
+          // The batch's reads are one statement; each order then commits its stock on its own, in the batch's order.
+          const contexts = await orderContexts(tx, storeId, batch.map(({ parsed }) => parsed), commitStock);
+          for (const [i, { index, parsed }] of batch.entries()) {
+            const context = contexts[i];
             try {
-              prepared.push({ index, order: await prepareOrder(tx, storeId, parsed, commitStock) });
+              if (isDomainError(context)) throw context;
+              prepared.push({ index, order: await prepareOrder(tx, storeId, parsed, context) });
             } catch (error) {
               if (!isDomainError(error)) throw error;
               results.set(index, { status: 'refused', error });
