@@ -8,7 +8,11 @@
 // and without graphql-jit, in process, and with graphql-js on reads answered from memory
 // (bench/readsInMemory.ts: the query's cost above the database). The baseline: one hand-written SQL query returning
 // the same JSON for N = 100 (run in process, so it pays no HTTP or authentication).
+// BENCH_PROFILE=graphql writes a CPU profile of this process over the N = 100 requests over
+// HTTP (bench/profiles/, one per database), with a summary.
 import crypto from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { useGraphQlJit } from '@envelop/graphql-jit';
@@ -29,11 +33,14 @@ import { contextServices } from '../src/process/contextServices.ts';
 import { schema } from '../src/schema/index.ts';
 import { createApp } from '../src/process/server.ts';
 import { withReadsInMemory } from './readsInMemory.ts';
+import { startProfile } from './load.ts';
 
 const SHIPMENTS = 100;
 const ITEMS_PER_SHIPMENT = 10;
 const PRODUCTS = 50;
 const RUNS = 25;
+const PROFILED = (process.env.BENCH_PROFILE ?? '').split(',').includes('graphql');
+const PROFILE_DIR = fileURLToPath(new URL('./profiles', import.meta.url));
 const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 const QUERY = `query Bench($n: Int!) {
@@ -207,7 +214,9 @@ async function benchmark(db: CountingDatabase, label: string): Promise<void> {
   process.stdout.write('     N  SQL statements  median ms\n');
   let overHttp100: Measurement | undefined;
   for (const n of [1, 10, 100]) {
+    const profile = n === 100 && PROFILED ? await startProfile() : undefined;
     const m = await measure(db, overHttp(n));
+    if (profile) await profile.stop(path.join(PROFILE_DIR, `graphql-${label.split(' ')[0].toLowerCase()}-n100.cpuprofile`));
     if (n === 100) overHttp100 = m;
     process.stdout.write(`${String(n).padStart(6)}  ${String(m.statements).padStart(14)}  ${m.medianMs.toFixed(1).padStart(9)}\n`);
   }

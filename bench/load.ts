@@ -172,7 +172,8 @@ async function checked(variant: Variant, slice: Slice): Promise<Slice> {
   return slice;
 }
 
-async function startProfile() {
+/** A CPU profile of this process from now until `stop(file)`, which writes it and prints its summary. */
+export async function startProfile() {
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');

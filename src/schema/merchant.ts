@@ -2,14 +2,13 @@
 // clients (managed only from a merchant user's session, never by an API client),
 // the order list, and how much of each order line can still be returned.
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import DataLoader from 'dataloader';
 import { SCOPES, type Scope } from '../auth/scopes.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import { claimedQuantities } from '../domain/returns/locking.ts';
+import { CLAIMING_RETURN_ITEMS } from '../domain/returns/locking.ts';
 import { searchHelp, searchWhere } from '../domain/search/kinds.ts';
 import { createApiClient, revokeApiClient } from '../domain/stores.ts';
 import { builder } from './builder.ts';
-import { perRequest, storeIdOf, type GraphQLContext } from './context.ts';
+import { storeIdOf } from './context.ts';
 import { keysetConnection } from './keyset.ts';
 import type { MutationFieldBuilder } from './node.ts';
 import { Order } from './orders.ts';
@@ -174,21 +173,14 @@ builder.mutationFields((t) => ({
   revokeApiClient: apiClientRevokeField(t, 'Use apiClientRevoke'),
 }));
 
-function claimedLoader(ctx: GraphQLContext) {
-  return perRequest(ctx, claimedLoader, () =>
-    new DataLoader<string, number>(async (lineIds) => {
-      const claimed = await claimedQuantities(ctx.prisma, [...lineIds]);
-      return lineIds.map((id) => claimed.get(id) ?? 0);
-    }),
-  );
-}
-
+// The claiming items are read with the line, in the statement that reads it (a page of returns
+// with their lines stays one statement), not by a grouped query of their own afterwards.
 builder.prismaObjectField('OrderLineItem', 'returnableQuantity', (t) =>
   t.int({
     nullable: false,
     description: 'Units ordered minus units claimed by live returns (never below 0): how many a new return may still claim',
-    select: { id: true, quantity: true },
-    resolve: async (line, _args, ctx) => Math.max(0, line.quantity - (await claimedLoader(ctx).load(line.id))),
+    select: { quantity: true, returnItems: { where: CLAIMING_RETURN_ITEMS, select: { quantity: true } } },
+    resolve: (line) => Math.max(0, line.quantity - line.returnItems.reduce((sum, item) => sum + item.quantity, 0)),
   }),
 );
 

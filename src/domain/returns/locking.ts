@@ -130,14 +130,21 @@ export async function lockOrder(tx: Tx, storeId: string, orderId: string): Promi
   return rows.length > 0;
 }
 
-/** Units of each order line claimed by live returns (removed items and released returns excluded). */
+/**
+ * The return items that claim their order line's units: still on a live return (removed items
+ * and released returns excluded). A read may select a line's `returnItems` with it and sum their
+ * quantities, in the statement that reads the line.
+ */
+export const CLAIMING_RETURN_ITEMS = { removedAt: null, return: { status: { notIn: RELEASED } } } satisfies Prisma.ReturnItemWhereInput;
+
+/** Units of each order line claimed by live returns (CLAIMING_RETURN_ITEMS). */
 export async function claimedQuantities(tx: Db | Tx, lineIds: string[], exceptReturnId?: string): Promise<Map<string, number>> {
   const rows = await tx.returnItem.groupBy({
     by: ['orderLineItemId'],
     where: {
       orderLineItemId: { in: lineIds },
-      removedAt: null,
-      return: { status: { notIn: RELEASED }, ...(exceptReturnId ? { id: { not: exceptReturnId } } : {}) },
+      ...CLAIMING_RETURN_ITEMS,
+      return: { ...CLAIMING_RETURN_ITEMS.return, ...(exceptReturnId ? { id: { not: exceptReturnId } } : {}) },
     },
     _sum: { quantity: true },
   });
