@@ -4,7 +4,7 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { SCOPES, type Scope } from '../auth/scopes.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import { CLAIMING_RETURN_ITEMS } from '../domain/returns/locking.ts';
+import { CLAIMING_RETURN_ITEMS, returnableUnits } from '../domain/returns/locking.ts';
 import { searchHelp, searchWhere } from '../domain/search/kinds.ts';
 import { createApiClient, revokeApiClient } from '../domain/stores.ts';
 import { builder } from './builder.ts';
@@ -180,7 +180,7 @@ builder.prismaObjectField('OrderLineItem', 'returnableQuantity', (t) =>
     nullable: false,
     description: 'Units ordered minus units claimed by live returns (never below 0): how many a new return may still claim',
     select: { quantity: true, returnItems: { where: CLAIMING_RETURN_ITEMS, select: { quantity: true } } },
-    resolve: (line) => Math.max(0, line.quantity - line.returnItems.reduce((sum, item) => sum + item.quantity, 0)),
+    resolve: (line) => returnableUnits(line.quantity, line.returnItems.reduce((sum, item) => sum + item.quantity, 0)),
   }),
 );
 

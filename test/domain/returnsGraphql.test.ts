@@ -134,6 +134,37 @@ describe('mutations and lookups', () => {
     expect(found.data).toEqual({ findReturn: { id: ret.id, number: ret.number } });
   });
 
+  it('what a line may still return is one rule: the field, the refusal to create and the refusal to reset agree', async () => {
+    const order = await createTestOrder(server.db, store.storeId, { lines: [{ quantity: 2 }] });
+    const line = order.lineItems[0];
+    const returnable = async () => {
+      const res = await graphql(server, store.secret, 'query($id: ID!) { node(id: $id) { ... on Order { lineItems { returnableQuantity } } } }', { id: order.id });
+      return (res.data as { node: { lineItems: { returnableQuantity: number }[] } }).node.lineItems[0].returnableQuantity;
+    };
+    const create = (quantity: number) =>
+      graphql(server, store.secret, 'mutation($input: CreateReturnInput!) { createReturn(input: $input) { return { id } } }', {
+        input: { orderId: order.id, items: [{ lineItemId: line.externalId, quantity, outcome: 'REFUND' }] },
+      });
+    expect(await returnable()).toBe(2);
+    const first = await create(2);
+    const firstId = (first.data as { createReturn: { return: { id: string } } }).createReturn.return.id;
+    expect(await returnable()).toBe(0);
+    const over = await create(1);
+    expect(codes(over)).toEqual(['CONFLICT']);
+    expect(over.errors?.[0].message).toContain(`1 requested but only 0 of line item ${line.externalId} can still be returned`);
+
+    const transition = (name: string) => graphql(server, store.secret, `mutation($id: ID) { ${name}(id: $id) { id status } }`, { id: firstId });
+    expect((await transition('returnReject')).errors).toBeUndefined();
+    expect(await returnable()).toBe(2);
+    expect((await create(1)).errors).toBeUndefined();
+    expect(await returnable()).toBe(1);
+    // Reset would claim both units again, and one is now another return's.
+    const reset = await transition('returnReset');
+    expect(codes(reset)).toEqual(['UNPROCESSABLE']);
+    expect(reset.errors?.[0].message).toContain(`line item ${line.externalId} is now claimed by another return`);
+    expect(await returnable()).toBe(1);
+  });
+
   it('lists removed items only when asked', async () => {
     const ret = await insertTestReturn(server.db, store.storeId, await createTestOrder(server.db, store.storeId, { lines: [{}, {}] }));
     const removed = await graphql(server, store.secret, 'mutation($id: ID, $items: [ID!]!) { removeReturnItems(id: $id, lineItemIds: $items) { items { id } all: items(includeRemoved: true) { id removedAt } } }', {

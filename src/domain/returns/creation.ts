@@ -6,7 +6,7 @@ import { recordEvent } from '../events.ts';
 import { chargeReturnProcessingFee } from '../invoices.ts';
 import { newId, newReturnId } from '../ids.ts';
 import { inTransaction, type Db, type Tx } from '../tx.ts';
-import { claimedQuantities, lockOrder, recordChange } from './locking.ts';
+import { claimedQuantities, lockOrder, recordChange, returnableUnits } from './locking.ts';
 
 export interface CreateReturnItemInput {
   /** Our order line id (oli_) or the merchant's line item id. */
@@ -221,11 +221,11 @@ async function insertReturn(tx: Tx, storeId: string, id: string, input: CreateRe
   const over: FieldIssue[] = [];
   input.items.forEach((item, index) => {
     const line = resolved[index];
-    const returnable = line.quantity - (claimed.get(line.id) ?? 0);
+    const returnable = returnableUnits(line.quantity, claimed.get(line.id) ?? 0);
     if (item.quantity > returnable) {
       over.push({
         path: `items.${index}.quantity`,
-        message: `${item.quantity} requested but only ${Math.max(returnable, 0)} of line item ${line.externalId} can still be returned`,
+        message: `${item.quantity} requested but only ${returnable} of line item ${line.externalId} can still be returned`,
       });
     }
   });

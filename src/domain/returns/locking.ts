@@ -137,6 +137,11 @@ export async function lockOrder(tx: Tx, storeId: string, orderId: string): Promi
  */
 export const CLAIMING_RETURN_ITEMS = { removedAt: null, return: { status: { notIn: RELEASED } } } satisfies Prisma.ReturnItemWhereInput;
 
+/** Units of a line a new return may still claim: ordered less those live returns claim, never below 0. */
+export function returnableUnits(ordered: number, claimed: number): number {
+  return Math.max(0, ordered - claimed);
+}
+
 /** Units of each order line claimed by live returns (CLAIMING_RETURN_ITEMS). */
 export async function claimedQuantities(tx: Db | Tx, lineIds: string[], exceptReturnId?: string): Promise<Map<string, number>> {
   const rows = await tx.returnItem.groupBy({

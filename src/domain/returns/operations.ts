@@ -7,7 +7,7 @@ import { newId } from '../ids.ts';
 import { inTransaction, type Db, type Tx } from '../tx.ts';
 import { type StatusOperation, TARGET_STATUS, assertAllowed, canApply } from './status.ts';
 import { ITEM_AMOUNT_SELECT, outcomeChoiceIssues, processingAmounts } from './amounts.ts';
-import { type LockedReturn, type ReturnRef, claimedQuantities, emitUpdated, lockOrder, lockReturn, recordChange } from './locking.ts';
+import { type LockedReturn, type ReturnRef, claimedQuantities, emitUpdated, lockOrder, lockReturn, recordChange, returnableUnits } from './locking.ts';
 import { MAX_NOTE_LENGTH, type ReturnLabelInput, emitLabel } from './creation.ts';
 
 async function changeStatus(
@@ -128,7 +128,7 @@ export async function resetReturn(db: Db | Tx, storeId: string, ref: ReturnRef):
     const claimed = await claimedQuantities(tx, lines.map((line) => line.id), target.id);
     for (const line of lines) {
       const wanted = target.items.filter((item) => item.orderLineItemId === line.id).reduce((sum, item) => sum + item.quantity, 0);
-      if (wanted > line.quantity - (claimed.get(line.id) ?? 0)) {
+      if (wanted > returnableUnits(line.quantity, claimed.get(line.id) ?? 0)) {
         throw new UnprocessableState(`${target.label} cannot be reset: line item ${line.externalId} is now claimed by another return`);
       }
     }
