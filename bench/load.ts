@@ -90,12 +90,54 @@ export interface Variant {
   request: LoadRequest;
   /** CPU milliseconds used so far by the process that serves the variant (cpuMsOf a child's pid); this process's by default. */
   cpuMs?: () => number;
+  /** CPU milliseconds its database's server has used so far for it (databaseCpuMeter), when measured. */
+  databaseCpuMs?: () => number;
 }
 
 const ownCpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };
+
+/**
+ * A meter of the CPU milliseconds the local PostgreSQL server's backends connected to `database`
+ * have used since the meter was made, found in /proc by their process title ("postgres: ... <user>
+ * <database> <client> <state>"), so that other databases' work on the same server is left out.
+ * A backend that exits between two readings loses its last slice; the shared processes (WAL
+ * writer, checkpointer) are not counted. NaN where there is no /proc.
+ */
+export function databaseCpuMeter(database: string): () => number {
+  const seen = new Map<number, number>();
+  let total = 0;
+  let first = true;
+  const read = () => {
+    let pids: string[];
+    try {
+      pids = fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+    } catch {
+      return Number.NaN;
+    }
+    for (const entry of pids) {
+      let title: string;
+      try {
+        title = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      } catch {
+        continue;
+      }
+      if (!title.startsWith('postgres: ') || !title.split(' ').includes(database)) continue;
+      const pid = Number(entry);
+      const now = cpuMsOf(pid);
+      if (Number.isNaN(now)) continue;
+      // A backend first seen after the meter was made was born since: all of its time counts.
+      total += now - (seen.get(pid) ?? (first ? now : 0));
+      seen.set(pid, now);
+    }
+    first = false;
+    return total;
+  };
+  read();
+  return read;
+}
 
 /** CPU milliseconds a process has used (user + system, from /proc; clock ticks of 10 ms), NaN where there is no /proc. */
 export function cpuMsOf(pid: number | undefined): number {
@@ -121,6 +163,8 @@ export interface Measured {
    * (Variant.cpuMs); never its database's (PostgreSQL). The load generator runs in a process of its own.
    */
   cpuMsPerRequest: number;
+  /** CPU time per request of the database server's backends serving it (Variant.databaseCpuMs), when measured. */
+  databaseCpuMsPerRequest?: number;
 }
 
 export interface LoadOptions {
@@ -140,14 +184,17 @@ export async function measureLoad(variants: readonly Variant[], options: LoadOpt
   for (const variant of variants) await checked(variant, await autocannon(variant.request, options.connections, options.warmupSeconds));
   const slices = new Map<string, Slice[]>(variants.map((v) => [v.name, []]));
   const cpuMs = new Map<string, number>(variants.map((v) => [v.name, 0]));
+  const databaseCpuMs = new Map<string, number>();
   const profiled = new Set(options.profile?.variants ?? []);
   for (let round = 0; round < options.rounds; round++) {
     for (const variant of variants) {
       const profile = round === 0 && profiled.has(variant.name) ? await startProfile() : undefined;
       const cpuOf = variant.cpuMs ?? ownCpuMs;
       const cpuBefore = cpuOf();
+      const databaseCpuBefore = variant.databaseCpuMs?.() ?? 0;
       const slice = await autocannon(variant.request, options.connections, options.seconds / options.rounds);
       cpuMs.set(variant.name, cpuMs.get(variant.name)! + cpuOf() - cpuBefore);
+      if (variant.databaseCpuMs) databaseCpuMs.set(variant.name, (databaseCpuMs.get(variant.name) ?? 0) + variant.databaseCpuMs() - databaseCpuBefore);
       if (profile && options.profile) await profile.stop(path.join(options.profile.dir, `${options.profile.label}-${variant.name}.cpuprofile`));
       slices.get(variant.name)!.push(await checked(variant, slice));
     }
@@ -157,7 +204,16 @@ export async function measureLoad(variants: readonly Variant[], options: LoadOpt
     const requests = runs.reduce((sum, s) => sum + s.requests, 0);
     const seconds = runs.reduce((sum, s) => sum + s.seconds, 0);
     const cpuMsPerRequest = cpuMs.get(name)! / requests;
-    return { name, requests, rps: requests / seconds, p50: median(runs.map((s) => s.p50)), p99: median(runs.map((s) => s.p99)), cpuMsPerRequest };
+    const databaseCpu = databaseCpuMs.get(name);
+    return {
+      name,
+      requests,
+      rps: requests / seconds,
+      p50: median(runs.map((s) => s.p50)),
+      p99: median(runs.map((s) => s.p99)),
+      cpuMsPerRequest,
+      ...(databaseCpu === undefined ? {} : { databaseCpuMsPerRequest: databaseCpu / requests }),
+    };
   });
 }
 

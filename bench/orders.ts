@@ -27,7 +27,7 @@ import { openDatabase } from '../src/db/client.ts';
 import type { Database } from '../src/db/database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { exited, residentMb, startService, type Service } from '../test/support/service.ts';
-import { cpuMsOf, measureLoad, type LoadRequest, type Variant } from './load.ts';
+import { cpuMsOf, databaseCpuMeter, measureLoad, type LoadRequest, type Variant } from './load.ts';
 import { dropOnInterrupt, scratchDatabase } from './scratchDatabase.ts';
 import { orderCreateLoad, stockedStore, type StockedStore } from './writeLoads.ts';
 
@@ -101,23 +101,35 @@ async function throughput(url: string, db: Database): Promise<void> {
     floor = await startFloor(url);
     const servicePid = service.child.pid;
     const floorPid = floor.child.pid;
+    // Service and floor share the database, one variant at a time: its backends' time in a slice is that variant's.
+    const databaseCpuMs = databaseCpuMeter(new URL(url).pathname.slice(1));
     const variants: Variant[] = [
-      { name: 'service, 1 store', request: ordersOn(service.url, stores.service.slice(0, 1)), cpuMs: () => cpuMsOf(servicePid) },
-      { name: 'floor, 1 store', request: ordersOn(floor.url, stores.floor.slice(0, 1)), cpuMs: () => cpuMsOf(floorPid) },
-      { name: `service, ${STORES} stores`, request: ordersOn(service.url, stores.service), cpuMs: () => cpuMsOf(servicePid) },
-      { name: `floor, ${STORES} stores`, request: ordersOn(floor.url, stores.floor), cpuMs: () => cpuMsOf(floorPid) },
+      { name: 'service, 1 store', request: ordersOn(service.url, stores.service.slice(0, 1)), cpuMs: () => cpuMsOf(servicePid), databaseCpuMs },
+      { name: 'floor, 1 store', request: ordersOn(floor.url, stores.floor.slice(0, 1)), cpuMs: () => cpuMsOf(floorPid), databaseCpuMs },
+      { name: `service, ${STORES} stores`, request: ordersOn(service.url, stores.service), cpuMs: () => cpuMsOf(servicePid), databaseCpuMs },
+      { name: `floor, ${STORES} stores`, request: ordersOn(floor.url, stores.floor), cpuMs: () => cpuMsOf(floorPid), databaseCpuMs },
     ];
     write(`${CONNECTIONS} clients, ${SECONDS} s a variant in ${ROUNDS} interleaved rounds; load average before: ${loadAverage()} (${os.cpus().length} cores)`);
     const measured = await measureLoad(variants, { connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, warmupSeconds: 3 });
     write(`load average after: ${loadAverage()}`);
-    write(`\n  ${'variant'.padEnd(20)}${'orders/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'CPU ms/order'.padStart(14)}${'of floor'.padStart(10)}`);
+    const cores = os.cpus().length;
+    write(
+      `\n  ${'variant'.padEnd(20)}${'orders/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'CPU ms/order'.padStart(14)}${'DB CPU ms/order'.padStart(17)}${'of floor'.padStart(10)}${'CPU bound/s'.padStart(13)}${'wait ms at bound'.padStart(18)}`,
+    );
     for (const m of measured) {
       const floorOf = measured.find((f) => f.name === m.name.replace('service', 'floor'))!;
+      const databaseCpu = m.databaseCpuMsPerRequest ?? Number.NaN;
+      // The most orders a second the machine's cores could serve at this CPU cost (the load
+      // generator's own left out), and what 16 clients then wait on average (Little's law:
+      // clients = rate x time in the system): a lower bound on the p50 no queueing rule beats.
+      const bound = (cores * 1000) / (m.cpuMsPerRequest + databaseCpu);
       write(
-        `  ${m.name.padEnd(20)}${m.rps.toFixed(0).padStart(10)}${m.p50.toFixed(0).padStart(9)}${m.p99.toFixed(0).padStart(9)}${m.cpuMsPerRequest.toFixed(2).padStart(14)}${(m.rps / floorOf.rps).toFixed(2).padStart(10)}`,
+        `  ${m.name.padEnd(20)}${m.rps.toFixed(0).padStart(10)}${m.p50.toFixed(0).padStart(9)}${m.p99.toFixed(0).padStart(9)}${m.cpuMsPerRequest.toFixed(2).padStart(14)}` +
+          `${databaseCpu.toFixed(2).padStart(17)}${(m.rps / floorOf.rps).toFixed(2).padStart(10)}${bound.toFixed(0).padStart(13)}${((CONNECTIONS / bound) * 1000).toFixed(0).padStart(18)}`,
       );
     }
     write(`  targets: at least 0.5 of the floor, p99 under 100 ms`);
+    write(`  DB CPU: the PostgreSQL backends of the bench's database; CPU bound: ${cores} cores over service (or floor) and DB CPU per order`);
     write(`\n  rows the service wrote: ${await rowsPerOrder(url, stores.service)}`);
     write(`  rows the floor wrote:   ${await rowsPerOrder(url, stores.floor)}`);
   } finally {
