@@ -40,7 +40,7 @@ const SOURCES = [
   ['needing action by age', "the same rows by day; the two days the 3- and 8-day limits fall in counted from Return (storeId, status, createdAt)"],
   ['opened, completed per day', "rollup 'status' and 'completed' rows of the period's days"],
   ['refunds, store credit, fees', "rollup 'completed' and 'fee' rows of the period's days, per currency"],
-  ['return rate, top ten SKUs', "rollup 'ordered_month' and 'returned_month' rows of the period's whole months, 'ordered' and 'returned' rows of its other days, summed per SKU alone (their covering index of SKU and units)"],
+  ['return rate, top ten SKUs', "rollup 'sku_month' rows of the period's whole months, 'sku_week' rows of the whole weeks around them, 'ordered' and 'returned' rows of the days left, summed per SKU alone (covering indexes of SKU and units)"],
   ['titles of the top ten', "rollup 'ordered' rows of the ten SKUs in the period, found by SKU (storeId, key, day)"],
   ['reasons', "rollup 'reason' rows of the period's days"],
   ['median time to complete', 'ReturnOverviewFact (storeId, closedAt, openSeconds): the exact median of the period'],

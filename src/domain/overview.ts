@@ -193,28 +193,22 @@ SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY "openSeconds")::float8 AS "me
 FROM "ReturnOverviewFact" WHERE "storeId" = $1 AND "closedAt" >= $2::timestamp AND "closedAt" < $3::timestamp`;
 
 /**
- * The return rate ($4 and $5: the whole months of the whole days, see wholeMonths). Units ordered
- * and returned are summed per SKU alone, in one pass over their rows: the rollups' day rows of the
- * whole days around the whole months, the month rows of those, and the part-days' lines and
- * returns (their lines read once, `part_lines`, for the sums and the titles both). At a million
- * orders a period holds some 50,000 SKUs, so that pass is the statement; nothing else in it may
- * grow with the SKUs. Only the ten SKUs ranked highest then get their title: the least of the
- * titles their lines ordered in the period carry (summed per title first, from the day rows by
- * SKU: a title whose lines were all taken back is no longer one).
+ * The return rate ($4: the days, $5: the Mondays of the weeks, $6: the firsts of the months the
+ * whole days are read as, see skuPeriods). Units ordered and returned are summed per SKU alone,
+ * in one pass over their rows: the rollups' month rows of the whole months, week rows of the
+ * whole weeks around them, day rows of the days left, and the part-days' lines and returns (their
+ * lines read once, `part_lines`, for the sums and the titles both). At a million orders a period
+ * holds some 50,000 SKUs, so that pass is the statement; nothing else in it may grow with the
+ * SKUs. Only the ten SKUs ranked highest then get their title: the least of the titles their
+ * lines ordered in the period carry (summed per title first, from the day rows by SKU: a title
+ * whose lines were all taken back is no longer one).
  */
 const RETURN_RATE_SQL = withAndWithoutParts((partsAt) => {
-  // The SKU figures' rows (day rows, then month rows) as (SKU, units ordered, units returned).
-  const rollup = (figure: string, from: string, to: string) =>
-    `SELECT "key", ${figure.startsWith('ordered') ? '"units", 0::bigint' : '0::bigint, "units"'} FROM "ReturnsOverviewRollup"
-     WHERE "storeId" = $1 AND "figure" = '${figure}' AND "day" >= ${from}::date AND "day" < ${to}::date`;
-  const units = [
-    rollup('ordered', '$2', '$4'),
-    rollup('returned', '$2', '$4'),
-    rollup('ordered_month', '$4', '$5'),
-    rollup('returned_month', '$4', '$5'),
-    rollup('ordered', '$5', '$3'),
-    rollup('returned', '$5', '$3'),
-  ];
+  // The SKU figures' rows as (SKU, units ordered, units returned): a week or month row holds both.
+  const rollup = (figure: string, starts: string) =>
+    `SELECT "key", ${figure === 'ordered' ? '"units", 0::bigint' : figure === 'returned' ? '0::bigint, "units"' : '"units", "returns"'} FROM "ReturnsOverviewRollup"
+     WHERE "storeId" = $1 AND "figure" = '${figure}' AND "day" = ANY(${starts}::date[])`;
+  const units = [rollup('ordered', '$4'), rollup('returned', '$4'), rollup('sku_week', '$5'), rollup('sku_month', '$6')];
   const titled = [
     `SELECT "key", "detail", "returns" FROM "ReturnsOverviewRollup"
      WHERE "storeId" = $1 AND "figure" = 'ordered' AND "key" = ANY(ARRAY(SELECT "sku" FROM top)) AND "day" >= $2::date AND "day" < $3::date`,
@@ -266,7 +260,7 @@ SELECT (SELECT coalesce(sum("ordered"), 0)::float8 FROM per_sku) AS "unitsOrdere
        (SELECT coalesce(json_agg(json_build_object('sku', t."sku", 'title', n."title", 'unitsOrdered', t."ordered", 'unitsReturned', t."returned", 'rate', t."rate")
                                  ORDER BY t."rate" DESC, t."returned" DESC, t."sku"), '[]')
         FROM top AS t LEFT JOIN titles AS n ON n."sku" = t."sku") AS "top"`;
-}, 6);
+}, 7);
 
 const REASONS_SQL = withAndWithoutParts(
   (partsAt) => `
@@ -304,12 +298,43 @@ function wholeDays(from: Date, to: Date): { wholeFrom: string; wholeTo: string; 
   return { wholeFrom: isoDay(firstMidnight), wholeTo: isoDay(lastMidnight), parts };
 }
 
-/** The whole UTC months within [wholeFrom, wholeTo) (dates), as [first, end) dates; both `wholeTo` when there are none. */
-function wholeMonths(wholeFrom: string, wholeTo: string): [string, string] {
+const dayNumber = (day: string) => Date.parse(`${day}T00:00:00Z`) / DAY_MS;
+const dayList = (from: number, to: number, step: number) => Array.from({ length: Math.max(0, Math.ceil((to - from) / step)) }, (_, i) => isoDay((from + i * step) * DAY_MS));
+
+/**
+ * The whole days [wholeFrom, wholeTo) (dates) as the SKU figures' rows cover them: the whole UTC
+ * months within, the whole ISO weeks (Monday first, as PostgreSQL's date_trunc('week')) of the
+ * days before and after those, and the days left, each as the list of its first days. The fewer
+ * and longer the periods, the fewer rows: most SKUs sell in most weeks, few on a given day.
+ */
+export function skuPeriods(wholeFrom: string, wholeTo: string): { days: string[]; weeks: string[]; months: string[] } {
   const [fromYear, fromMonth, fromDay] = wholeFrom.split('-').map(Number);
-  const first = isoDay(Date.UTC(fromYear, fromMonth - (fromDay === 1 ? 1 : 0), 1));
-  const end = `${wholeTo.slice(0, 7)}-01`;
-  return first < end ? [first, end] : [wholeTo, wholeTo];
+  let month = Date.UTC(fromYear, fromMonth - (fromDay === 1 ? 1 : 0), 1) / DAY_MS;
+  const months: string[] = [];
+  const monthsFrom = month;
+  for (;;) {
+    const date = new Date(month * DAY_MS);
+    const next = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) / DAY_MS;
+    if (next > dayNumber(wholeTo)) break;
+    months.push(isoDay(month * DAY_MS));
+    month = next;
+  }
+  const [from, to] = [dayNumber(wholeFrom), dayNumber(wholeTo)];
+  const segments: [number, number][] = months.length === 0 ? [[from, to]] : [[from, monthsFrom], [month, to]];
+  const days: string[] = [];
+  const weeks: string[] = [];
+  for (const [start, end] of segments) {
+    // Day 0 (1970-01-01) was a Thursday: day n is a Monday when (n + 3) % 7 is 0.
+    const firstMonday = start + ((7 - ((start + 3) % 7)) % 7);
+    const lastMonday = end - ((end + 3) % 7);
+    if (firstMonday < lastMonday) {
+      days.push(...dayList(start, firstMonday, 1), ...dayList(lastMonday, end, 1));
+      weeks.push(...dayList(firstMonday, lastMonday, 7));
+    } else {
+      days.push(...dayList(start, end, 1));
+    }
+  }
+  return { days, weeks, months };
 }
 
 /**
@@ -344,11 +369,12 @@ export async function returnsOverview(db: Db | Tx, storeId: string, period: { fr
   const whole = [storeId, wholeFrom, wholeTo];
   const partDays = parts.length === 0 ? [] : [parts.map(([start]) => start.toISOString()), parts.map(([, end]) => end.toISOString())];
   const form = parts.length === 0 ? 'whole' : 'parts';
+  const sku = skuPeriods(wholeFrom, wholeTo);
   const [waiting, [daysRow], [medianRow], [rateRow], reasons] = await withOverviewSettings(db, async (q) => [
     await q.$queryRawUnsafe<{ status: ReturnStatus; bucket: AgeBucket; count: number }[]>(NEEDING_ACTION_SQL, storeId, now.toISOString(), NEEDING_ACTION),
     await q.$queryRawUnsafe<DaysRow[]>(DAYS_SQL[form], ...whole, from.toISOString(), to.toISOString(), ...partDays),
     await q.$queryRawUnsafe<{ medianSeconds: number | null }[]>(MEDIAN_SQL, storeId, from.toISOString(), to.toISOString()),
-    await q.$queryRawUnsafe<RateRow[]>(RETURN_RATE_SQL[form], ...whole, ...wholeMonths(wholeFrom, wholeTo), ...partDays),
+    await q.$queryRawUnsafe<RateRow[]>(RETURN_RATE_SQL[form], ...whole, sku.days, sku.weeks, sku.months, ...partDays),
     await q.$queryRawUnsafe<{ reason: string | null; units: number; returns: number }[]>(REASONS_SQL[form], ...whole, ...partDays),
   ] as const);
   const countWhere = (keep: (row: (typeof waiting)[number]) => boolean) => waiting.filter(keep).reduce((sum, row) => sum + row.count, 0);

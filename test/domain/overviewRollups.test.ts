@@ -4,6 +4,7 @@
 // that starts and ends between midnights, one shorter than a day and one of whole months; and the rollups and facts
 // the triggers kept must equal what counting every row from scratch (the migration's backfill)
 // gives.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { updateBillingSettings } from '../../src/domain/invoices.ts';
@@ -207,6 +208,29 @@ describe('the overview rollups', () => {
   it("follow the store's erasure of customer data, which rewrites reasons", async () => {
     await eraseStoreCustomerData(db.prisma, storeId);
     await expectCountedRight('store erased');
+  });
+
+  it("count the SKU figures' week and month rows from the day rows as the migration overview_sku_weeks does on a database that has them", async () => {
+    // Its backfill: the statements between its marker and its index, on rows not yet folded too.
+    const migration = readFileSync(new URL('../../prisma/migrations/20261205000000_overview_sku_weeks/migration.sql', import.meta.url), 'utf8');
+    const backfill = migration.slice(migration.indexOf("-- This migration's backfill"), migration.indexOf('CREATE INDEX'));
+    expect(backfill).toContain('overview_add_sku_periods()');
+    let kept: unknown[] = [];
+    let backfilled: unknown[] = [];
+    await db.prisma
+      .$transaction(async (tx) => {
+        kept = await tx.$queryRawUnsafe(ROLLUP_SUMS);
+        await tx.$executeRawUnsafe(`DELETE FROM "ReturnsOverviewRollup" WHERE "figure" IN ('sku_week', 'sku_month')`);
+        const statements = backfill.replace(/--.*$/gm, '').split(';').filter((text) => text.trim() !== '');
+        for (const statement of statements) await tx.$executeRawUnsafe(statement);
+        backfilled = await tx.$queryRawUnsafe(ROLLUP_SUMS);
+        throw new Undo();
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof Undo)) throw error;
+      });
+    expect(backfilled.length).toBeGreaterThan(0);
+    expect(backfilled).toEqual(kept);
   });
 
   it('fold the rows of finished transactions into one per day and key, every sum unchanged', async () => {
