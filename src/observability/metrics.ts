@@ -39,6 +39,8 @@ export interface Metrics {
   webhookAttempt(outcome: DeliveryOutcome): void;
   /** Open subscriptions, events sent to them, subscribers dropped. */
   live: LiveFeedObserver;
+  /** Which path a GraphQL operation took: planned (schema/planned.ts) or the ordinary executor. */
+  readPath(path: 'planned' | 'fallback', operation: string): void;
   /** Stops listening to the database's statements. */
   close(): void;
 }
@@ -153,8 +155,23 @@ export function createMetrics(db: ObservedDatabase): Metrics {
     },
   });
 
+  const readPaths = new Counter({
+    name: 'graphql_operations_total',
+    help: 'GraphQL operations run, by path (planned: one plan per document, resolvers run without the generic executor; fallback: graphql-js) and operation name',
+    labelNames: ['path', 'operation'],
+    registers: [registry],
+  });
+
+  // v3 clients name their operations: past this many names, the rest share one label.
+  const MAX_OPERATION_NAMES = 200;
+  const operationNames = new Set<string>();
+
   return {
     registry,
+    readPath(path, operation) {
+      if (!operationNames.has(operation) && operationNames.size < MAX_OPERATION_NAMES) operationNames.add(operation);
+      readPaths.inc({ path, operation: operationNames.has(operation) ? operation : '(other)' });
+    },
     observeRequest(labels, seconds) {
       const withStatus = { ...labels, status: String(labels.status) };
       requests.inc(withStatus);

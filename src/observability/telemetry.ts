@@ -16,7 +16,7 @@ import {
   ATTR_SERVICE_NAME,
 } from '@opentelemetry/semantic-conventions';
 import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { execute as graphqlExecute, type ExecutionArgs } from 'graphql';
+import type { execute as graphqlExecute, ExecutionArgs } from 'graphql';
 import { envelop, type Plugin } from 'graphql-yoga';
 import type { Logger } from './logger.ts';
 import { markSpanFailed, withinSpan } from './spans.ts';
@@ -30,8 +30,8 @@ export interface Tracing {
   tracer: Tracer;
   /** The operation span of /v3/graphql, in yoga's plugins. */
   graphqlPlugin: Plugin;
-  /** graphql-js execute under the same plugin: the operations REST, compat, web and SOFA run in process. */
-  execute: typeof graphqlExecute;
+  /** An executor under the same plugin: for the operations REST, compat, web and SOFA run in process. */
+  traced(execute: typeof graphqlExecute): typeof graphqlExecute;
   /** Exports every span ended so far. */
   forceFlush(): Promise<void>;
   /** Exports what is left and unregisters everything (the last step of shutting down). */
@@ -84,19 +84,21 @@ export async function startTracing(config: TracesConfig | undefined, logger: Log
 
   // Its declared context type names a symbol the plugin never reads from the context.
   const graphqlPlugin = useOpenTelemetry({ resolvers: false, variables: false, result: false, document: false }, provider, SpanKind.INTERNAL) as Plugin;
-  const enveloped = envelop({ plugins: [{ onExecute: ({ setExecuteFn }) => setExecuteFn(graphqlExecute) }, graphqlPlugin] })();
-  const execute = (args: ExecutionArgs) => {
-    // The plugin parents an operation by its GraphQL context; a route that runs two
-    // operations with one context would otherwise nest the second under the first.
-    if (args.contextValue && typeof args.contextValue === 'object') setCurrentOtelContext(args.contextValue, context.active());
-    return enveloped.execute(args);
+  const traced = (inner: typeof graphqlExecute) => {
+    const enveloped = envelop({ plugins: [{ onExecute: ({ setExecuteFn }) => setExecuteFn(inner) }, graphqlPlugin] })();
+    return ((args: ExecutionArgs) => {
+      // The plugin parents an operation by its GraphQL context; a route that runs two
+      // operations with one context would otherwise nest the second under the first.
+      if (args.contextValue && typeof args.contextValue === 'object') setCurrentOtelContext(args.contextValue, context.active());
+      return enveloped.execute(args);
+    }) as typeof graphqlExecute;
   };
 
   return {
     tracer: provider.getTracer('commerce-backoffice'),
     graphqlPlugin,
     // Operations here are queries and mutations: the result is never a stream.
-    execute: execute as typeof graphqlExecute,
+    traced,
     forceFlush: () => provider.forceFlush(),
     async shutdown() {
       unregisterPrisma();

@@ -67,7 +67,7 @@ export function createApp(
   },
 ): App {
   const metrics = input.metrics ?? createMetrics(input.db);
-  const services = contextServices(input.config, input.tracing);
+  const services = contextServices(input.config, input.tracing, metrics);
   const deps: AppDeps = {
     ...input,
     services,

@@ -89,15 +89,15 @@ function problemResponse(errors: ReadonlyArray<unknown>): Response {
   return new Response(answer.body as string, { status, headers: answer.headers });
 }
 
-export function createSofaDoor({ logger, tracing, newContext }: DoorDeps): Door {
+export function createSofaDoor({ logger, newContext }: DoorDeps): Door {
   const names = routeNames(schema);
   // Built at the first /v3/rest request: it costs about a second and most processes never need it.
   let built: ReturnType<typeof sofaRouter> | undefined;
   const router = () => (built ??= buildRouter());
   const buildRouter = () => sofaRouter({
     basePath: SOFA_PREFIX,
-    // SOFA spreads its config over its defaults, so an absent key keeps graphql-js's execute.
-    ...(tracing && { execute: tracing.execute }),
+    // The context's execute: planned where the planner can, else graphql-js's (traced when tracing is on).
+    execute: (args) => (args.contextValue as GraphQLContext).services.execute(args),
     context: (serverContext) => (serverContext as unknown as { gqlContext: GraphQLContext }).gqlContext,
     errorHandler: (errors) => {
       const classified = classifyError(errors[0]);

@@ -9,6 +9,7 @@ import type { PortalLinks } from '../auth/shopper.ts';
 import type { AddressPolicy } from '../domain/webhooks.ts';
 import type { execute } from 'graphql';
 import type { CursorSigner } from './cursors.ts';
+import type { ReadPlanner } from './planned.ts';
 import { trace } from '@opentelemetry/api';
 import { ATTR_STORE_ID } from '../observability/telemetry.ts';
 import { identifyActor, type Actor } from '../observability/requestScope.ts';
@@ -43,8 +44,10 @@ export interface ContextServices {
   cursors: CursorSigner;
   /** Signs the shopper portal's order links. */
   portalLinks: PortalLinks;
-  /** How an operation run in-process executes: graphql-js's own, or the traced one (telemetry.ts). */
+  /** How an operation run in-process executes: planned where the planner can (planned.ts), else graphql-js's; traced when tracing is on (telemetry.ts). */
   execute: typeof execute;
+  /** The plans of the documents every door runs, made once per document (planned.ts); the v3 door runs its operations through it too. */
+  planner: ReadPlanner;
   /** The rules a webhook subscription's address is checked with (WEBHOOKS_ALLOW_LOOPBACK). */
   webhookAddressPolicy: AddressPolicy;
 }

@@ -9,6 +9,7 @@ import type { Plain } from '../db/reads/plain.ts';
 import { ITEM_AMOUNT_SELECT, previewProcessing, type ProcessingAmounts, returnItemAmounts, type ItemAmountSource, type ReturnItemAmounts, returnItemUnitPrice, returnTotals, type ReturnTotals, itemRefundSplit, type RefundSplit } from '../domain/returns/amounts.ts';
 import { describeItem, ITEM_DESCRIPTION_SELECT, ITEM_SKU_SELECT, itemSku, ITEMS_ON_RETURN, ASN_RETURN_SELECT, asnRowsOf, listAsnReturns, listAsnRows, type AsnRow } from '../domain/returns/asn.ts';
 import { ITEM_LOOK_SELECT, itemImageUrl, itemVariantTitle, editedAtOf, CLOSED_AT_SELECT, STATUS_HISTORY, closedAtOf, restockStatusOf, orderNumberOf, ORIGIN_COUNTRY_SELECT, originCountryOf } from '../domain/returns/facts.ts';
+import { PLANNED_READ } from './planned.ts';
 import { listReturns, countReturnsByStatus, type ReturnPage } from '../domain/returns/lists.ts';
 import { findReturnId, type ReturnRef } from '../domain/returns/locking.ts';
 import { allowedOperations, canApply, type ReturnOperation } from '../domain/returns/status.ts';
@@ -664,6 +665,8 @@ builder.queryFields((t) => ({
       nullable: false,
       description: 'Returns of the store matching every filter given, newest first by sortKey (ties by id). Needs returns_read.',
       authScopes: { scope: 'returns_read' },
+      // Its one read (listReturns with plugin-prisma's plan of the selection) brings every row the selection reads.
+      extensions: { [PLANNED_READ]: true },
       args: {
         status: t.arg({ type: [ReturnStatus], description: 'Only returns with one of these statuses; every status when omitted or empty' }),
         updatedAtMin: t.arg({ type: 'DateTime', description: 'Only returns last changed at or after this time (inclusive)' }),
