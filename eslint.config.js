@@ -44,6 +44,29 @@ export default tseslint.config(
     },
   },
   {
+    files: ['test/**/*.test.ts'],
+    rules: {
+      // vitest.config.ts runs files one after another in a worker that keeps its modules
+      // (isolate: false): a mock, a stubbed global or env var or a faked clock would carry over
+      // into whichever file runs next there. Hand values in (options, contexts, env of a child) instead.
+      'no-restricted-properties': [
+        'error',
+        ...['mock', 'doMock', 'unmock', 'stubEnv', 'stubGlobal', 'useFakeTimers', 'setSystemTime', 'resetModules'].map((property) => ({
+          object: 'vi',
+          property,
+          message: 'test files share a worker and its modules (vitest.config.ts, isolate: false)',
+        })),
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "AssignmentExpression[left.object.object.name='process'][left.object.property.name='env'], UnaryExpression[operator='delete'][argument.object.object.name='process']",
+          message: 'test files share a worker and its process.env (vitest.config.ts, isolate: false); give a child process its own env',
+        },
+      ],
+    },
+  },
+  {
     files: ['src/rest/**', 'src/compat/**', 'src/web/**', 'src/v3/**', 'src/exports/**'],
     rules: {
       // Doors run GraphQL operations; they never reach the domain or the database's client directly (DESIGN.md).

@@ -17,6 +17,11 @@ export default defineConfig({
     // Each file gets its own database; two workers fit the 2-core machines this runs on.
     pool: 'forks',
     maxWorkers: 2,
+    // A worker keeps the modules it imported for its next file instead of importing the whole
+    // service again (schema, Prisma client: ~3.5 s of CPU per file, 380 s a pass). Files share
+    // no state through modules: each opens its own database and server, and none mocks modules,
+    // stubs globals or env, or fakes timers (vi.mock etc. would leak into later files here).
+    isolate: false,
     fileParallelism: true,
     testTimeout: 60_000,
     hookTimeout: 120_000,
