@@ -7,25 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute, parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import { authenticate, isAuthFailure } from '../../src/auth/authenticate.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { REST_ORDER_FRAGMENT, REST_RETURN_FRAGMENT } from '../../src/formats/restReturn.ts';
+import { RETURNS_PAGE } from '../../src/rest/routes/returns.ts';
 import { schema } from '../../src/schema/index.ts';
 import { createReadPlanner, type ReadPath } from '../../src/schema/planned.ts';
 import { testContexts } from '../support/contexts.ts';
 import { createTestOrder, insertTestReturn, setReturnTimes } from '../support/returnFixtures.ts';
 import { addApiClient, call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
-
-// The document of GET /v2.2/stores/{id}/returns (src/rest/routes/returns.ts).
-const REST_RETURNS = `
-  query RestReturns($first: Int!, $after: String, $status: [ReturnStatus!], $updatedAtMin: DateTime, $updatedAtMax: DateTime,
-                    $orderName: String) {
-    returns(first: $first, after: $after, status: $status, updatedAtMin: $updatedAtMin, updatedAtMax: $updatedAtMax,
-            orderName: $orderName) {
-      pageInfo { hasNextPage endCursor }
-      nodes { ...RestReturn order { ...RestOrder } }
-    }
-  }
-  ${REST_RETURN_FRAGMENT}
-  ${REST_ORDER_FRAGMENT}`;
 
 // A v3 client's page: aliases, __typename, edges with cursors, both page ends.
 const V3_RETURNS = `
@@ -88,7 +75,7 @@ async function bothWays(document: DocumentNode, variables: Record<string, unknow
 }
 
 describe('the planned path', () => {
-  const rest = parse(REST_RETURNS);
+  const rest = RETURNS_PAGE.document;
   const v3 = parse(V3_RETURNS);
 
   it('answers the REST returns page byte for byte as graphql-js, page after page, and only with the store\'s returns', async () => {

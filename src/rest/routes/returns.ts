@@ -25,7 +25,8 @@ const CREATE = defineOperation(`
   }
   ${REST_RETURN_FRAGMENT}`);
 
-const LIST = defineOperation(`
+/** The document of the returns page (exported so the planner's tests run the very text this route runs). */
+export const RETURNS_PAGE = defineOperation(`
   query RestReturns($first: Int!, $after: String, $status: [ReturnStatus!], $updatedAtMin: DateTime, $updatedAtMax: DateTime,
                     $orderName: String) {
     returns(first: $first, after: $after, status: $status, updatedAtMin: $updatedAtMin, updatedAtMax: $updatedAtMax,
@@ -203,7 +204,7 @@ async function list(input: RouteInput): Promise<DoorResponse> {
   const issues = [page, filters, status, orderName].flatMap((checked) => (checked.ok ? [] : checked.issues));
   if (!page.ok || !filters.ok || !status.ok || !orderName.ok) return validationProblem(issues, input.instance);
   const outcome = await runOperation<ListData>(
-    LIST,
+    RETURNS_PAGE,
     { first: page.first, after: page.after, status: status.value, ...filters.variables, orderName: orderName.value },
     input.ctx,
   );
