@@ -9,7 +9,7 @@ import type { PortalLinks } from '../auth/shopper.ts';
 import type { AddressPolicy } from '../domain/webhooks.ts';
 import type { execute } from 'graphql';
 import type { CursorSigner } from './cursors.ts';
-import type { ReadPlanner } from './planned.ts';
+import type { ReadPlanner } from './readPlanner.ts';
 import { trace } from '@opentelemetry/api';
 import { ATTR_STORE_ID } from '../observability/telemetry.ts';
 import { identifyActor, type Actor } from '../observability/requestScope.ts';

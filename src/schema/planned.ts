@@ -14,7 +14,7 @@
 // down the ordinary path, which answers (and fails) exactly as before. The rules themselves are
 // the resolvers', run once; the planner holds no copy of any.
 import {
-  execute as graphqlExecute,
+  type execute as graphqlExecute,
   getArgumentValues,
   getVariableValues,
   isEnumType,
@@ -38,6 +38,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import type { GraphQLContext } from './context.ts';
+import type { ReadPathObserver, ReadPlanner } from './readPlanner.ts';
 
 /**
  * Field extension: the root field's resolver loads every row of its selection, relations
@@ -46,10 +47,6 @@ import type { GraphQLContext } from './context.ts';
  */
 export const PLANNED_READ = 'plannedRead';
 
-export type ReadPath = 'planned' | 'fallback';
-
-/** Told of every operation run: which path it took. */
-export type ReadPathObserver = (path: ReadPath, operationName: string) => void;
 
 type Resolver = (parent: unknown, args: Record<string, unknown>, ctx: unknown, info: GraphQLResolveInfo) => unknown;
 type TypeRule = (parent: unknown, ctx: unknown) => unknown;
@@ -297,13 +294,7 @@ function complete(completion: Completion, value: unknown, ctx: unknown, pending:
   }
 }
 
-type Execute = (args: ExecutionArgs) => ReturnType<typeof graphqlExecute>;
-
-/** The plan of each document and operation name against each schema, made once. */
-export interface ReadPlanner {
-  /** Runs `args` planned when its document allows it and the caller may, else with `fallback`. */
-  execute(args: ExecutionArgs, fallback: Execute): ReturnType<typeof graphqlExecute>;
-}
+type Execute = typeof graphqlExecute;
 
 export function createReadPlanner(observe: ReadPathObserver = () => {}): ReadPlanner {
   const plans = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, Plan | Refusal>>>();
