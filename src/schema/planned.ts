@@ -23,6 +23,7 @@ import {
   isObjectType,
   isScalarType,
   Kind,
+  locatedError,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
@@ -346,8 +347,17 @@ export function createReadPlanner(observe: ReadPathObserver = () => {}): ReadPla
         operation: planned.operation,
         variableValues,
       } as GraphQLResolveInfo;
-      const fieldArgs = getArgumentValues(root.field, root.nodes[0], variableValues);
-      const value = await root.field.resolve!(args.rootValue, fieldArgs, ctx, info);
+      let value: unknown;
+      try {
+        const fieldArgs = getArgumentValues(root.field, root.nodes[0], variableValues);
+        value = await root.field.resolve!(args.rootValue, fieldArgs, ctx, info);
+      } catch (error) {
+        // The root's own failure (a bad cursor, a database gone away) is answered as graphql-js answers it,
+        // not retried down the ordinary path: that would read again, and could hide the failure.
+        if (planned.roots.length > 1) throw error;
+        const located = locatedError(error, root.nodes, [root.responseKey]);
+        return { errors: [located], data: isNonNullType(root.field.type) ? null : { [root.responseKey]: null } };
+      }
       data[root.responseKey] = complete(root.completion, value, ctx, pending);
     }
     while (pending.length > 0) await Promise.all(pending.splice(0));

@@ -132,12 +132,19 @@ describe('the planned path', () => {
     expect(result.errors?.[0].extensions?.code).toBe('FORBIDDEN');
   });
 
-  it('runs a bad cursor and variables the schema refuses the ordinary way, with their errors', async () => {
-    for (const variables of [{ first: 2, after: 'not-a-cursor' }, { first: 'two' }, { first: 2, status: ['NOPE'] }]) {
+  it('runs variables the schema refuses the ordinary way, with their errors', async () => {
+    for (const variables of [{ first: 'two' }, { first: 2, status: ['NOPE'] }]) {
       const { planned, ordinary, paths } = await bothWays(rest, variables);
       expect(paths).toEqual(['fallback']);
       expect(planned).toBe(ordinary);
     }
+  });
+
+  it("answers its root read's own refusal (a bad cursor) as graphql-js does, without reading again", async () => {
+    const { planned, ordinary, paths, result } = await bothWays(rest, { first: 2, after: 'not-a-cursor' });
+    expect(paths).toEqual(['planned']);
+    expect(planned).toBe(ordinary);
+    expect(result.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
   });
 
   it('runs what it cannot plan the ordinary way and counts it', async () => {
