@@ -45,9 +45,10 @@ export async function startTestServer(overrides: Partial<Config> = {}, env: Node
 /**
  * Acts on the bulk actions on returns recorded through `server`, as the service's background work
  * does (src/background.ts); stopped when the server closes. Only the tests that start bulk actions
- * run it, so no other test sees its look for work among its statements.
+ * run it, so no other test sees its look for work among its statements. A test may stop and start
+ * it again to see an action before it is acted on.
  */
-export function actOnBulkActions(server: TestServer): void {
+export function actOnBulkActions(server: TestServer): ReturnBulkActionWorker {
   const worker = new ReturnBulkActionWorker({ db: server.db.prisma, instanceId: `test ${server.url}`, leaseMs: server.config.bulkActionLeaseMs, pollIntervalMs: 100 });
   worker.start();
   const close = server.close.bind(server);
@@ -55,6 +56,7 @@ export function actOnBulkActions(server: TestServer): void {
     await worker.stop();
     await close();
   };
+  return worker;
 }
 
 export interface TestStore {

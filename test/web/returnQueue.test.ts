@@ -13,10 +13,11 @@ import { actOnBulkActions, createTestStore, startTestServer, type TestServer, ty
 import { signedIn, type WebClient } from './helpers.ts';
 
 let server: TestServer;
+let bulkWorker: ReturnType<typeof actOnBulkActions>;
 
 beforeAll(async () => {
   server = await startTestServer();
-  actOnBulkActions(server);
+  bulkWorker = actOnBulkActions(server);
 });
 afterAll(async () => server?.close());
 
@@ -259,11 +260,14 @@ describe('bulk actions on the returns list', () => {
     const longWeb = await signedIn(server, long.storeId);
     await insertBulkReturns(server.db.sql, long.storeId, { count: 150, items: 1, from: new Date('2026-09-01T00:00:00Z'), stepMs: 1000, batch: 'long' });
     list = await longWeb.get('/admin/returns');
+    // The background work waits while the page is read, so it shows the action running however fast the machine acts on 150 returns.
+    await bulkWorker.stop();
     const started = await longWeb.post('/admin/returns/bulk', { csrf: csrf(list.text), key: formKey(list.text), scope: 'matching', match_status: ['OPEN'], q: '', action: 'FLAG' });
     const running = await longWeb.get(started.headers.get('location')!);
     expect(running.text).toContain('Flagging 150 returns');
     expect(running.headers.get('refresh')).toBe('3');
-    expect(running.text).toMatch(/<progress id="bulk-progress" max="150" value="\d+">/);
+    expect(running.text).toMatch(/<progress id="bulk-progress" max="150" value="0">/);
+    bulkWorker.start();
     await expect.poll(async () => decode((await longWeb.get(started.headers.get('location')!)).text), { timeout: 150_000, interval: 1000 }).toContain('150 flagged, 0 refused.');
     const done = await longWeb.get(started.headers.get('location')!);
     expect(done.headers.get('refresh')).toBeNull();
