@@ -270,16 +270,58 @@ FROM src GROUP BY 1 HAVING sum("returns") > 0 ORDER BY 2 DESC, 3 DESC, 1 NULLS L
   4,
 );
 
-interface DaysRow {
+export interface OverviewDaysRow {
   days: { day: string; opened: number; completed: number }[];
   amounts: ReturnsOverview['amounts'];
   completed: number;
 }
 
-interface RateRow {
+export interface OverviewRateRow {
   unitsOrdered: number;
   unitsReturned: number;
   top: ReturnsOverview['returnRate']['top'];
+}
+
+/** What the overview's statements answer, before it is shaped. */
+export interface OverviewRows {
+  waiting: { status: ReturnStatus; bucket: AgeBucket; count: number }[];
+  days: OverviewDaysRow;
+  rate: OverviewRateRow;
+  reasons: ReturnsOverview['reasons'];
+  medianSeconds: number | null;
+}
+
+/**
+ * The overview shaped from its statements' rows. One shape for the rollups' statements and for
+ * the tests' count from the records (test/support/overviewOracle.ts), so that those tests
+ * compare what the statements counted.
+ */
+export function overviewFromRows(period: { from: Date; to: Date; now: Date }, rows: OverviewRows): ReturnsOverview {
+  const { waiting, days, rate } = rows;
+  const countWhere = (keep: (row: (typeof waiting)[number]) => boolean) => waiting.filter(keep).reduce((sum, row) => sum + row.count, 0);
+  const unitsOrdered = Number(rate.unitsOrdered);
+  const unitsReturned = Number(rate.unitsReturned);
+  return {
+    ...period,
+    needingAction: {
+      total: countWhere(() => true),
+      // A status no operation leads to is listed only while some return is in it (data from outside), as the returns queue's tabs do.
+      byStatus: NEEDING_ACTION.map((status) => ({ status, count: countWhere((row) => row.status === status) })).filter(
+        ({ status, count }) => count > 0 || REACHABLE_STATUSES.includes(status),
+      ),
+      byAge: AGE_BUCKETS.map((age) => ({ ...age, count: countWhere((row) => row.bucket === age.bucket) })),
+    },
+    days: days.days,
+    amounts: days.amounts,
+    returnRate: {
+      unitsOrdered,
+      unitsReturned,
+      rate: unitsOrdered > 0 ? unitsReturned / unitsOrdered : null,
+      top: rate.top.map((t) => ({ ...t, unitsOrdered: Number(t.unitsOrdered), unitsReturned: Number(t.unitsReturned) })),
+    },
+    reasons: rows.reasons,
+    completion: { completed: days.completed, medianSeconds: rows.medianSeconds },
+  };
 }
 
 const isoDay = (time: number) => new Date(time).toISOString().slice(0, 10);
@@ -372,37 +414,12 @@ export async function returnsOverview(db: Db | Tx, storeId: string, period: { fr
   const sku = skuPeriods(wholeFrom, wholeTo);
   const [waiting, [daysRow], [medianRow], [rateRow], reasons] = await withOverviewSettings(db, async (q) => [
     await q.$queryRawUnsafe<{ status: ReturnStatus; bucket: AgeBucket; count: number }[]>(NEEDING_ACTION_SQL, storeId, now.toISOString(), NEEDING_ACTION),
-    await q.$queryRawUnsafe<DaysRow[]>(DAYS_SQL[form], ...whole, from.toISOString(), to.toISOString(), ...partDays),
+    await q.$queryRawUnsafe<OverviewDaysRow[]>(DAYS_SQL[form], ...whole, from.toISOString(), to.toISOString(), ...partDays),
     await q.$queryRawUnsafe<{ medianSeconds: number | null }[]>(MEDIAN_SQL, storeId, from.toISOString(), to.toISOString()),
-    await q.$queryRawUnsafe<RateRow[]>(RETURN_RATE_SQL[form], ...whole, sku.days, sku.weeks, sku.months, ...partDays),
+    await q.$queryRawUnsafe<OverviewRateRow[]>(RETURN_RATE_SQL[form], ...whole, sku.days, sku.weeks, sku.months, ...partDays),
     await q.$queryRawUnsafe<{ reason: string | null; units: number; returns: number }[]>(REASONS_SQL[form], ...whole, ...partDays),
   ] as const);
-  const countWhere = (keep: (row: (typeof waiting)[number]) => boolean) => waiting.filter(keep).reduce((sum, row) => sum + row.count, 0);
-  const unitsOrdered = Number(rateRow.unitsOrdered);
-  const unitsReturned = Number(rateRow.unitsReturned);
-  return {
-    from,
-    to,
-    now,
-    needingAction: {
-      total: countWhere(() => true),
-      // A status no operation leads to is listed only while some return is in it (data from outside), as the returns queue's tabs do.
-      byStatus: NEEDING_ACTION.map((status) => ({ status, count: countWhere((row) => row.status === status) })).filter(
-        ({ status, count }) => count > 0 || REACHABLE_STATUSES.includes(status),
-      ),
-      byAge: AGE_BUCKETS.map((age) => ({ ...age, count: countWhere((row) => row.bucket === age.bucket) })),
-    },
-    days: daysRow.days,
-    amounts: daysRow.amounts,
-    returnRate: {
-      unitsOrdered,
-      unitsReturned,
-      rate: unitsOrdered > 0 ? unitsReturned / unitsOrdered : null,
-      top: rateRow.top.map((t) => ({ ...t, unitsOrdered: Number(t.unitsOrdered), unitsReturned: Number(t.unitsReturned) })),
-    },
-    reasons,
-    completion: { completed: daysRow.completed, medianSeconds: medianRow.medianSeconds },
-  };
+  return overviewFromRows({ from, to, now }, { waiting, days: daysRow, rate: rateRow, reasons, medianSeconds: medianRow.medianSeconds });
 }
 
 /** Taken for the length of one fold, so two instances never fold at once. */

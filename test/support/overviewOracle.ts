@@ -3,8 +3,7 @@
 // and status changes and the invoices before it read rollups. Tests compare the rollups'
 // overview with this one after every kind of write.
 import type { ReturnStatus } from '../../src/generated/prisma/client.ts';
-import { AGE_BUCKETS, NEEDING_ACTION, type AgeBucket, type ReturnsOverview } from '../../src/domain/overview.ts';
-import { REACHABLE_STATUSES } from '../../src/domain/returns/status.ts';
+import { NEEDING_ACTION, overviewFromRows, type AgeBucket, type OverviewDaysRow, type OverviewRateRow, type ReturnsOverview } from '../../src/domain/overview.ts';
 import type { Db, Tx } from '../../src/domain/tx.ts';
 
 // Timestamps are `timestamp(3)` holding UTC: parameters go in as ISO text cast to timestamp
@@ -113,53 +112,15 @@ SELECT i."reason", sum(i."quantity")::int AS "units", count(DISTINCT r."id")::in
 ${returnedItems()} AND r."status" <> 'deleted'
 GROUP BY 1 ORDER BY 2 DESC, 3 DESC, 1 NULLS LAST`;
 
-interface DaysRow {
-  days: { day: string; opened: number; completed: number }[];
-  amounts: ReturnsOverview['amounts'];
-  completed: number;
-  medianSeconds: number | null;
-}
-
-interface RateRow {
-  unitsOrdered: number;
-  unitsReturned: number;
-  top: ReturnsOverview['returnRate']['top'];
-}
-
 export async function countedOverview(db: Db | Tx, storeId: string, period: { from: Date; to: Date }, now: Date): Promise<ReturnsOverview> {
   const { from, to } = period;
   const range = [storeId, from.toISOString(), to.toISOString()];
   // Independent statements: on a pool they run side by side, each on its own connection.
   const [waiting, [daysRow], [rateRow], reasons] = await Promise.all([
     db.$queryRawUnsafe<{ status: ReturnStatus; bucket: AgeBucket; count: number }[]>(NEEDING_ACTION_SQL, storeId, now.toISOString(), NEEDING_ACTION),
-    db.$queryRawUnsafe<DaysRow[]>(DAYS_SQL, ...range),
-    db.$queryRawUnsafe<RateRow[]>(RETURN_RATE_SQL, ...range),
+    db.$queryRawUnsafe<(OverviewDaysRow & { medianSeconds: number | null })[]>(DAYS_SQL, ...range),
+    db.$queryRawUnsafe<OverviewRateRow[]>(RETURN_RATE_SQL, ...range),
     db.$queryRawUnsafe<{ reason: string | null; units: number; returns: number }[]>(REASONS_SQL, ...range),
   ]);
-  const countWhere = (keep: (row: (typeof waiting)[number]) => boolean) => waiting.filter(keep).reduce((sum, row) => sum + row.count, 0);
-  const unitsOrdered = Number(rateRow.unitsOrdered);
-  const unitsReturned = Number(rateRow.unitsReturned);
-  return {
-    from,
-    to,
-    now,
-    needingAction: {
-      total: countWhere(() => true),
-      // A status no operation leads to is listed only while some return is in it (data from outside), as the returns queue's tabs do.
-      byStatus: NEEDING_ACTION.map((status) => ({ status, count: countWhere((row) => row.status === status) })).filter(
-        ({ status, count }) => count > 0 || REACHABLE_STATUSES.includes(status),
-      ),
-      byAge: AGE_BUCKETS.map((age) => ({ ...age, count: countWhere((row) => row.bucket === age.bucket) })),
-    },
-    days: daysRow.days,
-    amounts: daysRow.amounts,
-    returnRate: {
-      unitsOrdered,
-      unitsReturned,
-      rate: unitsOrdered > 0 ? unitsReturned / unitsOrdered : null,
-      top: rateRow.top.map((t) => ({ ...t, unitsOrdered: Number(t.unitsOrdered), unitsReturned: Number(t.unitsReturned) })),
-    },
-    reasons,
-    completion: { completed: daysRow.completed, medianSeconds: daysRow.medianSeconds },
-  };
+  return overviewFromRows({ from, to, now }, { waiting, days: daysRow, rate: rateRow, reasons, medianSeconds: daysRow.medianSeconds });
 }
