@@ -5,16 +5,9 @@
 // On PostgreSQL when TEST_DATABASE_URL is set, else on a PGlite directory that the test and the
 // two services open in turn (one process may own it at a time).
 import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { afterAll, expect, inject, it } from 'vitest';
-import { openDatabase } from '../../src/db/client.ts';
-import type { Database } from '../../src/db/database.ts';
-import { PGLITE_EXTENSIONS } from '../../src/db/pgliteExtensions.ts';
+import { afterAll, expect, it } from 'vitest';
 import { insertBulkReturns } from '../support/bulkReturns.ts';
-import { createTestDatabase } from '../support/db.ts';
+import { createRestartableDatabase } from '../support/db.ts';
 import { createTestStore } from '../support/server.ts';
 import { exited, startService } from '../support/service.ts';
 
@@ -26,37 +19,6 @@ const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
-
-interface Target {
-  url: string;
-  /** Runs fn with the database open; PGlite's directory may be open in one process only. */
-  use<T>(fn: (db: Database) => Promise<T>): Promise<T>;
-}
-
-async function target(): Promise<Target> {
-  if (process.env.TEST_DATABASE_URL) {
-    const db = await createTestDatabase();
-    cleanups.push(() => db.close());
-    return { url: db.url, use: (fn) => fn(db) };
-  }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulk-restart-'));
-  cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
-  const seed = new PGlite(path.join(dir, 'db'), { loadDataDir: new Blob([fs.readFileSync(inject('pgliteTemplate'))]), extensions: PGLITE_EXTENSIONS });
-  await seed.waitReady;
-  await seed.close();
-  const url = `pglite:${path.join(dir, 'db')}`;
-  return {
-    url,
-    async use(fn) {
-      const db = await openDatabase(url);
-      try {
-        return await fn(db);
-      } finally {
-        await db.close();
-      }
-    },
-  };
-}
 
 async function service(url: string): Promise<{ child: ChildProcess; url: string }> {
   // A short lease: the restarted service resumes the killed one's action two seconds after its last step.
@@ -86,7 +48,8 @@ async function progress(base: string, secret: string): Promise<Progress> {
 }
 
 it('resumes an action after the service is killed part way, and acts on every return exactly once', async () => {
-  const db = await target();
+  const db = await createRestartableDatabase('bulk-restart');
+  cleanups.push(() => db.close());
   const store = await db.use(async (conn) => {
     const made = await createTestStore(conn);
     await insertBulkReturns(conn.sql, made.storeId, { count: RETURNS, items: 1, from: new Date('2026-09-01T00:00:00Z'), stepMs: 1000, batch: 'restart' });

@@ -9,19 +9,12 @@
 // use on a 2-core machine (the whole run passes in ~45 s when nothing else runs, but
 // not beside other test files).
 import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { afterAll, expect, inject, it } from 'vitest';
-import { openDatabase } from '../../src/db/client.ts';
-import type { Database } from '../../src/db/database.ts';
+import { afterAll, expect, it } from 'vitest';
 import { createStore } from '../../src/domain/stores.ts';
 import { createWebhookSubscription } from '../../src/domain/webhooks.ts';
-import { createTestDatabase } from '../support/db.ts';
+import { createRestartableDatabase } from '../support/db.ts';
 import { exited, startService as startChildService } from '../support/service.ts';
 import { insertEvents, orderViolations, startReceiver, waitFor, type Receiver } from './support.ts';
-import { PGLITE_EXTENSIONS } from '../../src/db/pgliteExtensions.ts';
 import { LOOPBACK_ALLOWED } from '../support/contexts.ts';
 
 const SUBJECTS = 50;
@@ -33,38 +26,6 @@ const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
-
-interface Target {
-  url: string;
-  /** Runs fn with the database open; PGlite's directory may be open in one process only. */
-  use<T>(fn: (db: Database) => Promise<T>): Promise<T>;
-}
-
-async function target(): Promise<Target> {
-  if (process.env.TEST_DATABASE_URL) {
-    const db = await createTestDatabase();
-    cleanups.push(() => db.close());
-    return { url: db.url, use: (fn) => fn(db) };
-  }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webhook-crash-'));
-  cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
-  // The run's migrated template, unpacked into the directory, saves an initdb.
-  const seed = new PGlite(path.join(dir, 'db'), { loadDataDir: new Blob([fs.readFileSync(inject('pgliteTemplate'))]), extensions: PGLITE_EXTENSIONS });
-  await seed.waitReady;
-  await seed.close();
-  const url = `pglite:${path.join(dir, 'db')}`;
-  return {
-    url,
-    async use(fn) {
-      const db = await openDatabase(url);
-      try {
-        return await fn(db);
-      } finally {
-        await db.close();
-      }
-    },
-  };
-}
 
 async function startService(url: string): Promise<ChildProcess> {
   const { child } = await startChildService(url);
@@ -85,7 +46,8 @@ function burst(rounds: [number, number]) {
 const skipOnPGlite = !process.env.TEST_DATABASE_URL && process.env.WEBHOOK_CRASH_TEST_PGLITE !== 'true';
 
 it.skipIf(skipOnPGlite)('delivers every event at least once and in per-subject order across a SIGKILL and a restart (on PGlite only with WEBHOOK_CRASH_TEST_PGLITE=true: see above)', async () => {
-  const db = await target();
+  const db = await createRestartableDatabase('webhook-crash');
+  cleanups.push(() => db.close());
   let service: ChildProcess | undefined;
   const receiver: Receiver = await startReceiver(async (_request, r) => {
     if (r.requests.length === KILL_AFTER_RECEIVED) service?.kill('SIGKILL');
