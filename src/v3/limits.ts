@@ -163,8 +163,19 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, ope
 }
 
 /** The envelop plugins of /v3/graphql that enforce `limits`. */
+/** badLiteral's answer for each document: yoga hands the same parsed document to every request that sends its text. */
+const literalIssues = new WeakMap<DocumentNode, InputIssue | null>();
+
 /** The first string literal of the document that the input check refuses, named by the argument or input field it is given to. */
 function badLiteral(document: DocumentNode): InputIssue | undefined {
+  const known = literalIssues.get(document);
+  if (known !== undefined) return known ?? undefined;
+  const issue = findBadLiteral(document);
+  literalIssues.set(document, issue ?? null);
+  return issue;
+}
+
+function findBadLiteral(document: DocumentNode): InputIssue | undefined {
   let issue: InputIssue | undefined;
   let member = '';
   visit(document, {

@@ -80,8 +80,12 @@ describe('text the database cannot store, and hostile nesting', () => {
   });
 
   it('v3: U+0000 in a string literal or a variable is BAD_USER_INPUT', async () => {
-    const literal = await graphql(server, store.secret, '{ returns(first: 1, orderName: "a\\u0000") { nodes { id } } }');
+    const withLiteral = '{ returns(first: 1, orderName: "a\\u0000") { nodes { id } } }';
+    const literal = await graphql(server, store.secret, withLiteral);
     expect(literal.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    // The check's answer is kept per parsed document, which the server reuses for the same text: a second send is refused too.
+    expect((await graphql(server, store.secret, withLiteral)).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect((await graphql(server, store.secret, '{ returns(first: 1, orderName: "a") { nodes { id } } }')).errors).toBeUndefined();
     const variable = await graphql(server, store.secret, 'query ($name: String) { returns(first: 1, orderName: $name) { nodes { id } } }', { name: 'a\u0000' });
     expect(variable.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
