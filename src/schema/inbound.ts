@@ -10,6 +10,7 @@ import { builder } from './builder.ts';
 import { perRequest, storeIdOf, type GraphQLContext } from './context.ts';
 import { keysetConnection } from './keyset.ts';
 import { connectionNodeQuery, fieldQuery, keysetSortOf, PRISMA_CURSORS, registerNode, timeRange, type SortKeyDefinition } from './node.ts';
+import { PLANNED_READ } from './planned.ts';
 import { PurchaseOrder, PurchaseOrderConnection } from './purchasing.ts';
 import { money, Money } from './scalars.ts';
 import { payloadType, withUserErrors } from './userErrors.ts';
@@ -201,6 +202,8 @@ builder.queryFields((t) => ({
       type: InboundShipment,
       description: 'Inbound shipments of the store; by the sort key, newest (largest) first unless `reverse`; nulls last, ties by id. Requires inventory_read',
       authScopes: { scope: 'inventory_read' },
+      // Its one read (plugin-prisma's plan of the selection, nested connections taken with it) brings every row the selection reads.
+      extensions: { [PLANNED_READ]: true },
       args: {
         orderBy: t.arg({ type: InboundShipmentSortKey, defaultValue: 'CREATED_AT', description: 'Sort key; CREATED_AT by default' }),
         reverse: t.arg.boolean({ defaultValue: false, description: 'Flips the direction of the sort key' }),

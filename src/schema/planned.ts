@@ -64,8 +64,8 @@ interface PlannedField {
   typename: boolean;
   args: Record<string, unknown>;
   resolve: Resolver;
-  /** plugin-prisma's test that the parent row carries the relation. */
-  loaded: ((parent: unknown) => boolean) | undefined;
+  /** plugin-prisma's test that the parent row carries the relation (a connection's reads the selection through info and context). */
+  loaded: ((parent: unknown, info: GraphQLResolveInfo, ctx: unknown) => boolean) | undefined;
   completion: Completion;
   info: GraphQLResolveInfo;
 }
@@ -144,7 +144,7 @@ function collectFields(
 interface Extensions {
   pothosOptions?: { authScopes?: unknown; grantScopes?: unknown; skipTypeScopes?: unknown; skipInterfaceScopes?: unknown; unauthorizedResolver?: unknown };
   pothosOriginalResolve?: Resolver;
-  pothosPrismaLoaded?: (parent: unknown) => boolean;
+  pothosPrismaLoaded?: (parent: unknown, info: GraphQLResolveInfo, ctx: unknown) => boolean;
   pothosPrismaFallbackPlan?: unknown;
   [PLANNED_READ]?: boolean;
 }
@@ -249,12 +249,33 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
+/** One planned execution's own state: the caller, the resolvers still settling, each nested field's info. */
+interface Run {
+  ctx: unknown;
+  pending: Promise<void>[];
+  variableValues: Record<string, unknown>;
+  infos: Map<PlannedField, GraphQLResolveInfo>;
+}
+
+/**
+ * A nested field's info for this execution: the plan's, with the execution's coerced variables,
+ * one object per field and execution as graphql-js gives. plugin-prisma's connection fields key
+ * what they work out once per execution (the names selected, the page query, which may depend on
+ * the caller) on `info.variableValues`, so one plan-wide object would hand a request's page query
+ * to the next request.
+ */
+function infoOf(run: Run, field: PlannedField): GraphQLResolveInfo {
+  let info = run.infos.get(field);
+  if (!info) run.infos.set(field, (info = { ...field.info, variableValues: run.variableValues }));
+  return info;
+}
+
 /**
  * The value completed as graphql-js completes it, or Abandon where the plan cannot. A field whose
  * resolver answers a promise (plugin-relay's id fields are async) is filled in when it settles:
- * its key is set now, so the object keeps the selection's order, and the promise joins `pending`.
+ * its key is set now, so the object keeps the selection's order, and the promise joins `run.pending`.
  */
-function complete(completion: Completion, value: unknown, ctx: unknown, pending: Promise<void>[]): unknown {
+function complete(completion: Completion, value: unknown, run: Run): unknown {
   if (value === null || value === undefined) {
     if (completion.nonNull) throw new Abandon('null where the schema says never');
     return null;
@@ -268,27 +289,28 @@ function complete(completion: Completion, value: unknown, ctx: unknown, pending:
     case 'list': {
       if (!Array.isArray(value)) throw new Abandon('a list that is no array');
       const out = new Array<unknown>(value.length);
-      for (let i = 0; i < value.length; i++) out[i] = complete(completion.of, value[i], ctx, pending);
+      for (let i = 0; i < value.length; i++) out[i] = complete(completion.of, value[i], run);
       return out;
     }
     case 'object': {
-      if (completion.rule && completion.rule(value, ctx) !== true) throw new Abandon(`${completion.type.name}'s rule did not grant it`);
+      if (completion.rule && completion.rule(value, run.ctx) !== true) throw new Abandon(`${completion.type.name}'s rule did not grant it`);
       const out: Record<string, unknown> = {};
       for (const field of completion.fields) {
-        if (field.loaded && !field.loaded(value)) throw new Abandon(`${completion.type.name}.${field.info.fieldName} was not loaded`);
-        const resolved = field.resolve(value, field.args, ctx, field.info);
+        const info = infoOf(run, field);
+        if (field.loaded && !field.loaded(value, info, run.ctx)) throw new Abandon(`${completion.type.name}.${field.info.fieldName} was not loaded`);
+        const resolved = field.resolve(value, field.args, run.ctx, info);
         if (resolved instanceof Error) throw new Abandon(`${completion.type.name}.${field.info.fieldName} answered an error`);
         if (isThenable(resolved)) {
           out[field.responseKey] = null;
           const settled = Promise.resolve(resolved).then((v) => {
-            out[field.responseKey] = complete(field.completion, v, ctx, pending);
+            out[field.responseKey] = complete(field.completion, v, run);
           });
           // Awaited with the others; marked handled so one failing after the run gave up is not an unhandled rejection.
           settled.catch(() => {});
-          pending.push(settled);
+          run.pending.push(settled);
           continue;
         }
-        out[field.responseKey] = complete(field.completion, resolved, ctx, pending);
+        out[field.responseKey] = complete(field.completion, resolved, run);
       }
       return out;
     }
@@ -333,7 +355,7 @@ export function createReadPlanner(observe: ReadPathObserver = () => {}): ReadPla
     const variableValues = coerced.coerced;
     const queryType = args.schema.getQueryType()!;
     const data: Record<string, unknown> = {};
-    const pending: Promise<void>[] = [];
+    const run: Run = { ctx, pending: [], variableValues, infos: new Map() };
     for (const root of planned.roots) {
       const info = {
         fieldName: root.field.name,
@@ -358,9 +380,9 @@ export function createReadPlanner(observe: ReadPathObserver = () => {}): ReadPla
         const located = locatedError(error, root.nodes, [root.responseKey]);
         return { errors: [located], data: isNonNullType(root.field.type) ? null : { [root.responseKey]: null } };
       }
-      data[root.responseKey] = complete(root.completion, value, ctx, pending);
+      data[root.responseKey] = complete(root.completion, value, run);
     }
-    while (pending.length > 0) await Promise.all(pending.splice(0));
+    while (run.pending.length > 0) await Promise.all(run.pending.splice(0));
     return { data };
   };
 
