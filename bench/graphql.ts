@@ -228,12 +228,16 @@ async function benchmark(db: CountingDatabase, label: string): Promise<void> {
     check(JSON.parse(result.answer.text), n);
     return result.latencies;
   };
-  const overHttp = async (n: number): Promise<Measurement> => {
+  /** Statements of one request after a warm-up, then the median of RUNS requests (profiled into `profileFile`, if given). */
+  const overHttp = async (n: number, profileFile?: string): Promise<Measurement> => {
     await fromClient(n, 2, 0);
     db.statements = 0;
     await fromClient(n, 0, 1);
     const statements = db.statements;
-    return { statements, medianMs: median(await fromClient(n, 0, RUNS)) };
+    const profile = profileFile ? await startProfile() : undefined;
+    const latencies = await fromClient(n, 0, RUNS);
+    if (profile) await profile.stop(profileFile!);
+    return { statements, medianMs: median(latencies) };
   };
 
   process.stdout.write(`\n${label}: ${SHIPMENTS} shipments x ${ITEMS_PER_SHIPMENT} items, ${PRODUCTS} products at 2 locations\n`);
@@ -241,9 +245,7 @@ async function benchmark(db: CountingDatabase, label: string): Promise<void> {
   process.stdout.write('     N  SQL statements  median ms  load average\n');
   let overHttp100: Measurement | undefined;
   for (const n of [1, 10, 100]) {
-    const profile = n === 100 && PROFILED ? await startProfile() : undefined;
-    const m = await overHttp(n);
-    if (profile) await profile.stop(path.join(PROFILE_DIR, `graphql-${label.split(' ')[0].toLowerCase()}-n100.cpuprofile`));
+    const m = await overHttp(n, n === 100 && PROFILED ? path.join(PROFILE_DIR, `graphql-${label.split(' ')[0].toLowerCase()}-n100.cpuprofile`) : undefined);
     if (n === 100) overHttp100 = m;
     process.stdout.write(`${String(n).padStart(6)}  ${String(m.statements).padStart(14)}  ${m.medianMs.toFixed(1).padStart(9)}  ${loadAverage()}\n`);
   }
