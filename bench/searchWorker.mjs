@@ -2,12 +2,15 @@
 // query): one request after another on one kept-alive loopback connection, `warmup` of
 // them first, then `count` timed ones (from the request's start to its last byte), each
 // checked: HTTP 200 and, for GraphQL, no `errors` (or, given `refusal`, only errors of that code). Stops early at `maxSeconds` of timed
-// requests. Options as JSON on stdin; prints {latencies} or {error} as JSON.
+// requests. An answer the server compressed (the request's Accept-Encoding) is decoded after its
+// last byte, as a client would, outside the time. Options as JSON on stdin; prints {latencies} or
+// {error} as JSON, with `answer`, the last answer's text, when asked (`lastAnswer`: the bench checks it).
 import http from 'node:http';
+import zlib from 'node:zlib';
 
 let input = '';
 for await (const chunk of process.stdin) input += chunk;
-const { url, method, headers, body, warmup, count, maxSeconds, graphql, refusal } = JSON.parse(input);
+const { url, method, headers, body, warmup, count, maxSeconds, graphql, refusal, lastAnswer } = JSON.parse(input);
 
 const target = new URL(url);
 if (target.hostname !== '127.0.0.1') throw new Error(`loopback only, not ${target.hostname}`);
@@ -20,13 +23,23 @@ function once() {
     const request = http.request(target, { method, headers, agent, timeout: TIMEOUT_MS }, (res) => {
       const chunks = [];
       res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => resolve({ ms: performance.now() - started, status: res.statusCode, text: Buffer.concat(chunks).toString() }));
+      res.on('end', () => {
+        const ms = performance.now() - started;
+        resolve({ ms, status: res.statusCode, encoding: res.headers['content-encoding'], text: decoded(res.headers['content-encoding'], Buffer.concat(chunks)) });
+      });
       res.on('error', reject);
     });
     request.on('timeout', () => request.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
     request.on('error', reject);
     request.end(body);
   });
+}
+
+function decoded(encoding, bytes) {
+  if (encoding === 'br') return zlib.brotliDecompressSync(bytes).toString();
+  if (encoding === 'gzip') return zlib.gunzipSync(bytes).toString();
+  if (encoding === 'deflate') return zlib.inflateSync(bytes).toString();
+  return bytes.toString();
 }
 
 function problem(answer) {
@@ -42,8 +55,9 @@ function problem(answer) {
 const latencies = [];
 let error;
 let timedSince;
+let answer;
 for (let i = 0; i < warmup + count; i++) {
-  const answer = await once();
+  answer = await once();
   error = problem(answer);
   if (error) break;
   if (i < warmup) continue;
@@ -52,4 +66,6 @@ for (let i = 0; i < warmup + count; i++) {
   if (performance.now() - timedSince > maxSeconds * 1000) break;
 }
 agent.destroy();
-process.stdout.write(JSON.stringify(error ? { error } : { latencies }));
+process.stdout.write(
+  JSON.stringify(error ? { error } : lastAnswer ? { latencies, answer: answer && { text: answer.text, encoding: answer.encoding ?? 'identity' } } : { latencies }),
+);

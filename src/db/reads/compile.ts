@@ -60,16 +60,31 @@ interface OrderTerm {
   field?: ReadModelField;
 }
 
-/** One compilation: the parameters collected so far and the aliases handed out. */
+/** One compilation: the parameters collected so far, the aliases handed out and the columns read through each. */
 class Statement {
   readonly params: unknown[] = [];
   private aliases = 0;
+  /** Per alias, the columns the statement reads from its rows: what a page's subquery must carry out. */
+  private readonly columnsRead = new Map<string, Set<string>>();
   searches = false;
 
   constructor(readonly model: ReadModel) {}
 
   alias(): string {
     return `t${this.aliases++}`;
+  }
+
+  /** `alias.column`, noted as read through `alias`. */
+  column(alias: string, column: string): string {
+    let read = this.columnsRead.get(alias);
+    if (!read) this.columnsRead.set(alias, (read = new Set()));
+    read.add(column);
+    return `${alias}.${quote(column)}`;
+  }
+
+  /** The columns read through `alias` so far. */
+  columnsReadThrough(alias: string): string[] {
+    return [...(this.columnsRead.get(alias) ?? [])];
   }
 
   modelOf(name: string): ReadModelModel {
@@ -126,7 +141,7 @@ class Statement {
 
   /** The JSON value of a scalar column, in the plain form described at the top. */
   scalar(alias: string, field: ReadModelField): string {
-    const column = `${alias}.${quote(field.column)}`;
+    const column = this.column(alias, field.column);
     if (field.isList && (field.type === 'DateTime' || field.type === 'Decimal' || field.type === 'BigInt')) {
       throw new UnsupportedRead(`list of ${field.type} (${field.name})`);
     }
@@ -145,8 +160,14 @@ class Statement {
     }
   }
 
-  /** The JSON object of one row of `model` at `alias`, with the selection `args` describes. */
-  row(model: ReadModelModel, alias: string, args: Args): string {
+  /**
+   * The JSON object of one row of `model` at `alias`, with the selection `args` describes. Given
+   * `joins`, the FROM clause of a query whose rows are already chosen (no LIMIT after them), its
+   * to-one relations are LEFT JOINs added there (one hash or merge join, where a correlated
+   * subquery would run once per row); without, they are subqueries, which a LIMIT over the rows
+   * runs only for the rows it keeps.
+   */
+  row(model: ReadModelModel, alias: string, args: Args, joins?: string[]): string {
     const entries: [string, string][] = [];
     const select = args.select as Args | undefined;
     const include = args.include as Args | undefined;
@@ -165,7 +186,7 @@ class Statement {
       }
       const field = this.field(model, key);
       if (!field) throw new UnsupportedRead(`${model.name} has no field ${key}`);
-      if (field.kind === 'object') entries.push([key, this.relation(model, alias, field, value === true ? {} : (value as Args))]);
+      if (field.kind === 'object') entries.push([key, this.relation(model, alias, field, value === true ? {} : (value as Args), joins)]);
       else entries.push([key, this.scalar(alias, field)]);
     }
     return jsonObject(entries);
@@ -192,7 +213,7 @@ class Statement {
   /** The condition tying a row `child` of `target` to its `parent` row through `field`. */
   join(parentModel: ReadModelModel, parent: string, field: ReadModelField, target: ReadModelModel, child: string): string {
     const pairs = this.keyPairs(parentModel, field, target);
-    return pairs.map(([parentColumn, childColumn]) => `${child}.${quote(childColumn)} = ${parent}.${quote(parentColumn)}`).join(' AND ');
+    return pairs.map(([parentColumn, childColumn]) => `${child}.${quote(childColumn)} = ${this.column(parent, parentColumn)}`).join(' AND ');
   }
 
   /** [parent column, child column] pairs of a relation, from whichever side holds the key. */
@@ -212,15 +233,28 @@ class Statement {
     return back.relationFromFields!.map((from, i) => [column(parentModel, back.relationToFields![i]), column(target, from)]);
   }
 
-  /** A relation of the row at `parent`, nested as Prisma nests it: an object or null, or a list. */
-  private relation(parentModel: ReadModelModel, parent: string, field: ReadModelField, args: Args): string {
+  /**
+   * A relation of the row at `parent`, nested as Prisma nests it: an object or null, or a list.
+   * `joins`: the FROM clause the parent row's query lets to-one relations join (see row).
+   */
+  private relation(parentModel: ReadModelModel, parent: string, field: ReadModelField, args: Args, joins: string[] | undefined): string {
     const target = this.modelOf(field.type);
     if (!field.isList) {
       for (const key of ['where', 'orderBy', 'take', 'skip', 'cursor', 'distinct']) {
         if (args[key] !== undefined) throw new UnsupportedRead(`${key} on the to-one relation ${parentModel.name}.${field.name}`);
       }
       const child = this.alias();
-      return `(SELECT ${this.row(target, child, args)} FROM ${quote(target.table)} ${child} WHERE ${this.join(parentModel, parent, field, target, child)} LIMIT 1)`;
+      const link = this.join(parentModel, parent, field, target, child);
+      if (joins) {
+        // The key is unique on the target's side (Prisma requires it of a to-one relation), so the
+        // join keeps one row per parent row; a key column of the target is null only where none matched.
+        joins.push(` LEFT JOIN ${quote(target.table)} ${child} ON ${link}`);
+        const [[, matchedColumn]] = this.keyPairs(parentModel, field, target);
+        return `CASE WHEN ${child}.${quote(matchedColumn)} IS NULL THEN NULL ELSE ${this.row(target, child, args, joins)} END`;
+      }
+      const ownJoins: string[] = [];
+      const row = this.row(target, child, args, ownJoins);
+      return `(SELECT ${row} FROM ${quote(target.table)} ${child}${ownJoins.join('')} WHERE ${link} LIMIT 1)`;
     }
     const page = this.page(target, args);
     const link = (alias: string) => this.join(parentModel, parent, field, target, alias);
@@ -228,10 +262,13 @@ class Statement {
       const child = this.alias();
       const order = this.orderBy(target, child, args.orderBy);
       const conditions = [link(child), this.where(target, child, args.where as Where | undefined)].filter(Boolean);
-      return `(SELECT coalesce(json_agg(${this.row(target, child, args)}${orderClause(order.terms)}), '[]'::json) FROM ${quote(target.table)} ${child}${order.joins} WHERE ${conditions.join(' AND ')})`;
+      const rowJoins: string[] = [];
+      const row = this.row(target, child, args, ordersEveryRow(target, order.terms) ? rowJoins : undefined);
+      return `(SELECT coalesce(json_agg(${row}${orderClause(order.terms)}), '[]'::json) FROM ${quote(target.table)} ${child}${order.joins}${rowJoins.join('')} WHERE ${conditions.join(' AND ')})`;
     }
     // A page of the relation: chosen in a subquery (which may sort the other way, for a negative
-    // take), then aggregated in the asked order. Sort keys from joined rows travel as columns.
+    // take), then aggregated in the asked order. Sort keys from joined rows travel as columns; of
+    // the page's own columns only those the aggregate reads (its row, keys, sort) travel out.
     const inner = this.alias();
     const order = this.orderBy(target, inner, args.orderBy);
     const terms = this.withCursorTiebreak(target, inner, order.terms, page.cursor);
@@ -245,16 +282,19 @@ class Statement {
     const carried = terms.map((term, i) => (term.field ? null : `${term.expression} AS "__sort${i}"`)).filter(Boolean);
     const outerTerms = terms.map((term, i) => ({
       ...term,
-      expression: term.field ? `${outer}.${quote(term.field.column)}` : `${outer}."__sort${i}"`,
+      expression: term.field ? this.column(outer, term.field.column) : `${outer}."__sort${i}"`,
     }));
     const limits = [
       page.take !== undefined ? ` LIMIT ${this.intParam(page.take)}` : '',
       page.skip !== undefined ? ` OFFSET ${this.intParam(page.skip)}` : '',
     ].join('');
+    const rowJoins: string[] = [];
+    const row = this.row(target, outer, args, ordersEveryRow(target, terms) ? rowJoins : undefined);
+    const columns = this.columnsReadThrough(outer).map((column) => `${inner}.${quote(column)}`);
     const subquery =
-      `SELECT ${[`${inner}.*`, ...carried].join(', ')} FROM ${quote(target.table)} ${inner}${order.joins} ` +
+      `SELECT ${[...columns, ...carried].join(', ')} FROM ${quote(target.table)} ${inner}${order.joins} ` +
       `WHERE ${conditions.join(' AND ')}${orderClause(scan)}${limits}`;
-    return `(SELECT coalesce(json_agg(${this.row(target, outer, args)}${orderClause(outerTerms)}), '[]'::json) FROM (${subquery}) ${outer})`;
+    return `(SELECT coalesce(json_agg(${row}${orderClause(outerTerms)}), '[]'::json) FROM (${subquery}) ${outer}${rowJoins.join('')})`;
   }
 
   // ------------------------------------------------------------ paging
@@ -558,6 +598,19 @@ function jsonObject(entries: [string, string][]): string {
   }
   // More keys than json_build_object takes: a one-row subquery whose columns are the keys.
   return `(SELECT row_to_json(r) FROM (SELECT ${entries.map(([key, value]) => `${value} AS ${quote(key)}`).join(', ')}) r)`;
+}
+
+/**
+ * The terms sort every row of `model` apart (they cover a unique key of required columns): only
+ * then may a list's to-one relations be joined, as a join may feed the aggregate its rows in
+ * another order, which only such an order makes no difference to (PostgreSQL's sort is not
+ * stable, and a list with no order keeps the order of its scan, as Prisma's answer does).
+ */
+function ordersEveryRow(model: ReadModelModel, terms: OrderTerm[]): boolean {
+  const sorted = new Set(terms.map((term) => term.field?.name));
+  return model.uniques.some((unique) =>
+    unique.fields.every((name) => sorted.has(name) && model.fields.find((field) => field.name === name)?.isRequired),
+  );
 }
 
 function orderClause(terms: OrderTerm[]): string {
