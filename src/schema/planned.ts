@@ -62,7 +62,10 @@ interface PlannedField {
   responseKey: string;
   /** `__typename`: the object type's name, no resolver. */
   typename: boolean;
-  args: Record<string, unknown>;
+  /** The arguments the document fixes, coerced at planning; unset when one names a variable (then `Run.argsOf` holds them). */
+  args: Record<string, unknown> | undefined;
+  /** The graphql-js field, kept to coerce arguments that name a variable per request. */
+  field: GraphQLField<unknown, unknown> | undefined;
   resolve: Resolver;
   /** plugin-prisma's test that the parent row carries the relation. */
   loaded: ((parent: unknown) => boolean) | undefined;
@@ -83,6 +86,8 @@ interface Plan {
   roots: RootField[];
   /** Scopes some field of the plan asks for (statically): a caller without one takes the ordinary path. */
   scopes: string[];
+  /** Nested fields with an argument naming a variable: their arguments are coerced once per request, not per row. */
+  variableArgumentFields: PlannedField[];
   fragments: Record<string, FragmentDefinitionNode>;
 }
 
@@ -165,6 +170,7 @@ function staticScope(extensions: Extensions, where: string): string | undefined 
 
 class Planner {
   readonly scopes = new Set<string>();
+  readonly variableArgumentFields: PlannedField[] = [];
 
   constructor(
     readonly schema: GraphQLSchema,
@@ -192,29 +198,33 @@ class Planner {
     // What a nested resolver may read of its info is what the plan knows; one reading the path or the variables fails, and the request falls back.
     const info = { fieldName: name, fieldNodes: nodes, parentType, schema: this.schema, fragments: this.fragments, operation: this.operation } as unknown as GraphQLResolveInfo;
     if (name === '__typename') {
-      return { responseKey, typename: true, args: {}, resolve: () => parentType.name, loaded: undefined, completion: { kind: 'leaf', nonNull: true, serialize: (v) => v }, info };
+      return { responseKey, typename: true, args: {}, field: undefined, resolve: () => parentType.name, loaded: undefined, completion: { kind: 'leaf', nonNull: true, serialize: (v) => v }, info };
     }
     if (name.startsWith('__')) throw new NotPlannable(`introspection (${name})`);
     const field = parentType.getFields()[name];
     if (!field) throw new NotPlannable(`${parentType.name}.${name} is unknown`);
     // Arguments the document fixes are the same for every row and request: coerced once here. One
-    // naming a variable would need coercing per request, which nested fields do not do yet.
-    if (nodes.some((node) => node.arguments?.some((argument) => hasVariable(argument.value)))) throw new NotPlannable(`${parentType.name}.${name} takes a variable`);
-    const args = getArgumentValues(field, nodes[0]);
+    // naming a variable is coerced once per request (runPlanned), as graphql-js would for every row.
+    // The root read planned its relations with the same variables, so what it loaded matches them.
+    const takesVariable = nodes.some((node) => node.arguments?.some((argument) => hasVariable(argument.value)));
+    const args = takesVariable ? undefined : getArgumentValues(field, nodes[0]);
     const extensions = field.extensions as Extensions;
     const resolve = extensions.pothosOriginalResolve;
     if (!resolve || extensions.pothosPrismaFallbackPlan !== undefined) throw new NotPlannable(`${parentType.name}.${name} has no plain resolver`);
     const scope = staticScope(extensions, `${parentType.name}.${name}`);
     if (scope) this.scopes.add(scope);
-    return {
+    const planned: PlannedField = {
       responseKey,
       typename: false,
       args,
+      field,
       resolve,
       loaded: extensions.pothosPrismaLoaded,
       completion: this.completion(field.type, nodes),
       info: { ...info, returnType: field.type } as GraphQLResolveInfo,
     };
+    if (takesVariable) this.variableArgumentFields.push(planned);
+    return planned;
   }
 }
 
@@ -235,7 +245,7 @@ function plan(schema: GraphQLSchema, document: DocumentNode, operation: Operatio
     // The root field's own wrapped resolver runs (scopes, plugin-prisma's plan); its value is completed by the plan.
     return { responseKey, field, nodes, completion: planner.completion(field.type, nodes) };
   });
-  return { operation, name: operation.name?.value ?? anonymous, roots, scopes: [...planner.scopes], fragments };
+  return { operation, name: operation.name?.value ?? anonymous, roots, scopes: [...planner.scopes], variableArgumentFields: planner.variableArgumentFields, fragments };
 }
 
 function hasVariable(value: ValueNode): boolean {
@@ -249,12 +259,20 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
+/** What one planned request completes its values with. */
+interface Run {
+  ctx: unknown;
+  /** The request's arguments of the plan's fields that name a variable, coerced once. */
+  argsOf: Map<PlannedField, Record<string, unknown>>;
+  pending: Promise<void>[];
+}
+
 /**
  * The value completed as graphql-js completes it, or Abandon where the plan cannot. A field whose
  * resolver answers a promise (plugin-relay's id fields are async) is filled in when it settles:
  * its key is set now, so the object keeps the selection's order, and the promise joins `pending`.
  */
-function complete(completion: Completion, value: unknown, ctx: unknown, pending: Promise<void>[]): unknown {
+function complete(completion: Completion, value: unknown, run: Run): unknown {
   if (value === null || value === undefined) {
     if (completion.nonNull) throw new Abandon('null where the schema says never');
     return null;
@@ -268,27 +286,27 @@ function complete(completion: Completion, value: unknown, ctx: unknown, pending:
     case 'list': {
       if (!Array.isArray(value)) throw new Abandon('a list that is no array');
       const out = new Array<unknown>(value.length);
-      for (let i = 0; i < value.length; i++) out[i] = complete(completion.of, value[i], ctx, pending);
+      for (let i = 0; i < value.length; i++) out[i] = complete(completion.of, value[i], run);
       return out;
     }
     case 'object': {
-      if (completion.rule && completion.rule(value, ctx) !== true) throw new Abandon(`${completion.type.name}'s rule did not grant it`);
+      if (completion.rule && completion.rule(value, run.ctx) !== true) throw new Abandon(`${completion.type.name}'s rule did not grant it`);
       const out: Record<string, unknown> = {};
       for (const field of completion.fields) {
         if (field.loaded && !field.loaded(value)) throw new Abandon(`${completion.type.name}.${field.info.fieldName} was not loaded`);
-        const resolved = field.resolve(value, field.args, ctx, field.info);
+        const resolved = field.resolve(value, field.args ?? run.argsOf.get(field)!, run.ctx, field.info);
         if (resolved instanceof Error) throw new Abandon(`${completion.type.name}.${field.info.fieldName} answered an error`);
         if (isThenable(resolved)) {
           out[field.responseKey] = null;
           const settled = Promise.resolve(resolved).then((v) => {
-            out[field.responseKey] = complete(field.completion, v, ctx, pending);
+            out[field.responseKey] = complete(field.completion, v, run);
           });
           // Awaited with the others; marked handled so one failing after the run gave up is not an unhandled rejection.
           settled.catch(() => {});
-          pending.push(settled);
+          run.pending.push(settled);
           continue;
         }
-        out[field.responseKey] = complete(field.completion, resolved, ctx, pending);
+        out[field.responseKey] = complete(field.completion, resolved, run);
       }
       return out;
     }
@@ -333,7 +351,10 @@ export function createReadPlanner(observe: ReadPathObserver = () => {}): ReadPla
     const variableValues = coerced.coerced;
     const queryType = args.schema.getQueryType()!;
     const data: Record<string, unknown> = {};
-    const pending: Promise<void>[] = [];
+    // Coerced before the root read: one the schema refuses sends the request down the ordinary path, which answers with its error.
+    const argsOf = new Map<PlannedField, Record<string, unknown>>();
+    for (const field of planned.variableArgumentFields) argsOf.set(field, getArgumentValues(field.field!, field.info.fieldNodes[0], variableValues));
+    const run: Run = { ctx, argsOf, pending: [] };
     for (const root of planned.roots) {
       const info = {
         fieldName: root.field.name,
@@ -358,9 +379,9 @@ export function createReadPlanner(observe: ReadPathObserver = () => {}): ReadPla
         const located = locatedError(error, root.nodes, [root.responseKey]);
         return { errors: [located], data: isNonNullType(root.field.type) ? null : { [root.responseKey]: null } };
       }
-      data[root.responseKey] = complete(root.completion, value, ctx, pending);
+      data[root.responseKey] = complete(root.completion, value, run);
     }
-    while (pending.length > 0) await Promise.all(pending.splice(0));
+    while (run.pending.length > 0) await Promise.all(run.pending.splice(0));
     return { data };
   };
 
