@@ -88,6 +88,12 @@ interface Plan {
   scopes: string[];
   /** Nested fields with an argument naming a variable: their arguments are coerced once per request, not per row. */
   variableArgumentFields: PlannedField[];
+  /**
+   * The callers' scope sets (scopeSetKey) for which a type's rule refused a row: the planned run
+   * gave up after the root read, and the ordinary path read again. Those callers take the ordinary
+   * path straight away from then on, so the double read happens once per document and scope set.
+   */
+  refusedByTypeRule: Set<string>;
   fragments: Record<string, FragmentDefinitionNode>;
 }
 
@@ -101,6 +107,18 @@ class NotPlannable extends Error {}
 
 /** A planned run that met what the plan cannot answer: the request goes the ordinary way. */
 class Abandon extends Error {}
+
+/** A type's rule did not grant a row to this caller: callers with the same scopes will meet it again. */
+class RefusedByTypeRule extends Abandon {}
+
+/** One key per distinct set of scopes, made once per set (the authenticated client's set is reused across its requests). */
+const scopeSetKeys = new WeakMap<ReadonlySet<string>, string>();
+function scopeSetKey(scopes: ReadonlySet<string> | undefined): string {
+  if (!scopes) return '';
+  let key = scopeSetKeys.get(scopes);
+  if (key === undefined) scopeSetKeys.set(scopes, (key = [...scopes].sort().join(' ')));
+  return key;
+}
 
 const anonymous = '(anonymous)';
 
@@ -245,7 +263,7 @@ function plan(schema: GraphQLSchema, document: DocumentNode, operation: Operatio
     // The root field's own wrapped resolver runs (scopes, plugin-prisma's plan); its value is completed by the plan.
     return { responseKey, field, nodes, completion: planner.completion(field.type, nodes) };
   });
-  return { operation, name: operation.name?.value ?? anonymous, roots, scopes: [...planner.scopes], variableArgumentFields: planner.variableArgumentFields, fragments };
+  return { operation, name: operation.name?.value ?? anonymous, roots, scopes: [...planner.scopes], variableArgumentFields: planner.variableArgumentFields, refusedByTypeRule: new Set(), fragments };
 }
 
 function hasVariable(value: ValueNode): boolean {
@@ -290,7 +308,7 @@ function complete(completion: Completion, value: unknown, run: Run): unknown {
       return out;
     }
     case 'object': {
-      if (completion.rule && completion.rule(value, run.ctx) !== true) throw new Abandon(`${completion.type.name}'s rule did not grant it`);
+      if (completion.rule && completion.rule(value, run.ctx) !== true) throw new RefusedByTypeRule(`${completion.type.name}'s rule did not grant it`);
       const out: Record<string, unknown> = {};
       for (const field of completion.fields) {
         if (field.loaded && !field.loaded(value)) throw new Abandon(`${completion.type.name}.${field.info.fieldName} was not loaded`);
@@ -392,6 +410,8 @@ export function createReadPlanner(observe: ReadPathObserver = () => {}): ReadPla
       const ctx = args.contextValue as GraphQLContext;
       const missing = found.scopes.find((scope) => !ctx.auth?.scopes.has(scope as never));
       if (missing) return fallBack(args, fallback, found.name, `the caller lacks ${missing}`);
+      const scopes = scopeSetKey(ctx.auth?.scopes);
+      if (found.refusedByTypeRule.has(scopes)) return fallBack(args, fallback, found.name, 'a type rule refused callers with these scopes before');
       return runPlanned(args, found, ctx).then(
         (result) => {
           if (!result) return fallBack(args, fallback, found.name, 'variables the schema refuses');
@@ -399,7 +419,10 @@ export function createReadPlanner(observe: ReadPathObserver = () => {}): ReadPla
           ctx.logger?.debug('operation took the planned path', { operation: found.name });
           return result;
         },
-        (error: unknown) => fallBack(args, fallback, found.name, error instanceof Abandon ? error.message : `an error: ${(error as Error)?.message ?? error}`),
+        (error: unknown) => {
+          if (error instanceof RefusedByTypeRule) found.refusedByTypeRule.add(scopes);
+          return fallBack(args, fallback, found.name, error instanceof Abandon ? error.message : `an error: ${(error as Error)?.message ?? error}`);
+        },
       );
     },
   };
