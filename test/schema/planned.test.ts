@@ -7,7 +7,7 @@
 // planned and answer the same; a caller a type's rule refuses pays the double read only once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOperationNodeForField } from '@graphql-tools/utils';
-import { execute, Kind, parse, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { execute, Kind, OperationTypeNode, parse, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { authenticate, isAuthFailure } from '../../src/auth/authenticate.ts';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import { COMPAT_RETURN_LIST } from '../../src/compat/routes/returns.ts';
@@ -87,7 +87,7 @@ async function bothWays(document: DocumentNode, variables: Record<string, unknow
 function sofaReturnsRoute(): { document: DocumentNode; schema: GraphQLSchema } {
   const { generated, links } = sofaRouter({ basePath: '/v3/rest' });
   const operation = buildOperationNodeForField({
-    kind: 'query',
+    kind: OperationTypeNode.QUERY,
     schema: generated,
     field: 'returns',
     models: [...links.models.keys()],
