@@ -62,7 +62,10 @@ interface PlannedField {
   responseKey: string;
   /** `__typename`: the object type's name, no resolver. */
   typename: boolean;
-  args: Record<string, unknown>;
+  /** The arguments the document fixes, coerced at planning; unset when one names a variable (then `Run.argsOf` holds them). */
+  args: Record<string, unknown> | undefined;
+  /** The graphql-js field, kept to coerce arguments that name a variable per request. */
+  field: GraphQLField<unknown, unknown> | undefined;
   resolve: Resolver;
   /** plugin-prisma's test that the parent row carries the relation (a connection's reads the selection through info and context). */
   loaded: ((parent: unknown, info: GraphQLResolveInfo, ctx: unknown) => boolean) | undefined;
@@ -83,6 +86,14 @@ interface Plan {
   roots: RootField[];
   /** Scopes some field of the plan asks for (statically): a caller without one takes the ordinary path. */
   scopes: string[];
+  /** Nested fields with an argument naming a variable: their arguments are coerced once per request, not per row. */
+  variableArgumentFields: PlannedField[];
+  /**
+   * The callers' scope sets (scopeSetKey) for which a type's rule refused a row: the planned run
+   * gave up after the root read, and the ordinary path read again. Those callers take the ordinary
+   * path straight away from then on, so the double read happens once per document and scope set.
+   */
+  refusedByTypeRule: Set<string>;
   fragments: Record<string, FragmentDefinitionNode>;
 }
 
@@ -96,6 +107,18 @@ class NotPlannable extends Error {}
 
 /** A planned run that met what the plan cannot answer: the request goes the ordinary way. */
 class Abandon extends Error {}
+
+/** A type's rule did not grant a row to this caller: callers with the same scopes will meet it again. */
+class RefusedByTypeRule extends Abandon {}
+
+/** One key per distinct set of scopes, made once per set (the authenticated client's set is reused across its requests). */
+const scopeSetKeys = new WeakMap<ReadonlySet<string>, string>();
+function scopeSetKey(scopes: ReadonlySet<string> | undefined): string {
+  if (!scopes) return '';
+  let key = scopeSetKeys.get(scopes);
+  if (key === undefined) scopeSetKeys.set(scopes, (key = [...scopes].sort().join(' ')));
+  return key;
+}
 
 const anonymous = '(anonymous)';
 
@@ -165,6 +188,7 @@ function staticScope(extensions: Extensions, where: string): string | undefined 
 
 class Planner {
   readonly scopes = new Set<string>();
+  readonly variableArgumentFields: PlannedField[] = [];
 
   constructor(
     readonly schema: GraphQLSchema,
@@ -192,29 +216,33 @@ class Planner {
     // What a nested resolver may read of its info is what the plan knows; one reading the path or the variables fails, and the request falls back.
     const info = { fieldName: name, fieldNodes: nodes, parentType, schema: this.schema, fragments: this.fragments, operation: this.operation } as unknown as GraphQLResolveInfo;
     if (name === '__typename') {
-      return { responseKey, typename: true, args: {}, resolve: () => parentType.name, loaded: undefined, completion: { kind: 'leaf', nonNull: true, serialize: (v) => v }, info };
+      return { responseKey, typename: true, args: {}, field: undefined, resolve: () => parentType.name, loaded: undefined, completion: { kind: 'leaf', nonNull: true, serialize: (v) => v }, info };
     }
     if (name.startsWith('__')) throw new NotPlannable(`introspection (${name})`);
     const field = parentType.getFields()[name];
     if (!field) throw new NotPlannable(`${parentType.name}.${name} is unknown`);
     // Arguments the document fixes are the same for every row and request: coerced once here. One
-    // naming a variable would need coercing per request, which nested fields do not do yet.
-    if (nodes.some((node) => node.arguments?.some((argument) => hasVariable(argument.value)))) throw new NotPlannable(`${parentType.name}.${name} takes a variable`);
-    const args = getArgumentValues(field, nodes[0]);
+    // naming a variable is coerced once per request (runPlanned), as graphql-js would for every row.
+    // The root read planned its relations with the same variables, so what it loaded matches them.
+    const takesVariable = nodes.some((node) => node.arguments?.some((argument) => hasVariable(argument.value)));
+    const args = takesVariable ? undefined : getArgumentValues(field, nodes[0]);
     const extensions = field.extensions as Extensions;
     const resolve = extensions.pothosOriginalResolve;
     if (!resolve || extensions.pothosPrismaFallbackPlan !== undefined) throw new NotPlannable(`${parentType.name}.${name} has no plain resolver`);
     const scope = staticScope(extensions, `${parentType.name}.${name}`);
     if (scope) this.scopes.add(scope);
-    return {
+    const planned: PlannedField = {
       responseKey,
       typename: false,
       args,
+      field,
       resolve,
       loaded: extensions.pothosPrismaLoaded,
       completion: this.completion(field.type, nodes),
       info: { ...info, returnType: field.type } as GraphQLResolveInfo,
     };
+    if (takesVariable) this.variableArgumentFields.push(planned);
+    return planned;
   }
 }
 
@@ -235,7 +263,7 @@ function plan(schema: GraphQLSchema, document: DocumentNode, operation: Operatio
     // The root field's own wrapped resolver runs (scopes, plugin-prisma's plan); its value is completed by the plan.
     return { responseKey, field, nodes, completion: planner.completion(field.type, nodes) };
   });
-  return { operation, name: operation.name?.value ?? anonymous, roots, scopes: [...planner.scopes], fragments };
+  return { operation, name: operation.name?.value ?? anonymous, roots, scopes: [...planner.scopes], variableArgumentFields: planner.variableArgumentFields, refusedByTypeRule: new Set(), fragments };
 }
 
 function hasVariable(value: ValueNode): boolean {
@@ -249,12 +277,14 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
-/** One planned execution's own state: the caller, the resolvers still settling, each nested field's info. */
+/** One planned execution's own state: the caller, the resolvers still settling, each nested field's info and arguments. */
 interface Run {
   ctx: unknown;
   pending: Promise<void>[];
   variableValues: Record<string, unknown>;
   infos: Map<PlannedField, GraphQLResolveInfo>;
+  /** The request's arguments of the plan's fields that name a variable, coerced once. */
+  argsOf: Map<PlannedField, Record<string, unknown>>;
 }
 
 /**
@@ -293,12 +323,12 @@ function complete(completion: Completion, value: unknown, run: Run): unknown {
       return out;
     }
     case 'object': {
-      if (completion.rule && completion.rule(value, run.ctx) !== true) throw new Abandon(`${completion.type.name}'s rule did not grant it`);
+      if (completion.rule && completion.rule(value, run.ctx) !== true) throw new RefusedByTypeRule(`${completion.type.name}'s rule did not grant it`);
       const out: Record<string, unknown> = {};
       for (const field of completion.fields) {
         const info = infoOf(run, field);
         if (field.loaded && !field.loaded(value, info, run.ctx)) throw new Abandon(`${completion.type.name}.${field.info.fieldName} was not loaded`);
-        const resolved = field.resolve(value, field.args, run.ctx, info);
+        const resolved = field.resolve(value, field.args ?? run.argsOf.get(field)!, run.ctx, info);
         if (resolved instanceof Error) throw new Abandon(`${completion.type.name}.${field.info.fieldName} answered an error`);
         if (isThenable(resolved)) {
           out[field.responseKey] = null;
@@ -355,7 +385,10 @@ export function createReadPlanner(observe: ReadPathObserver = () => {}): ReadPla
     const variableValues = coerced.coerced;
     const queryType = args.schema.getQueryType()!;
     const data: Record<string, unknown> = {};
-    const run: Run = { ctx, pending: [], variableValues, infos: new Map() };
+    // Coerced before the root read: one the schema refuses sends the request down the ordinary path, which answers with its error.
+    const argsOf = new Map<PlannedField, Record<string, unknown>>();
+    for (const field of planned.variableArgumentFields) argsOf.set(field, getArgumentValues(field.field!, field.info.fieldNodes[0], variableValues));
+    const run: Run = { ctx, pending: [], variableValues, infos: new Map(), argsOf };
     for (const root of planned.roots) {
       const info = {
         fieldName: root.field.name,
@@ -393,6 +426,8 @@ export function createReadPlanner(observe: ReadPathObserver = () => {}): ReadPla
       const ctx = args.contextValue as GraphQLContext;
       const missing = found.scopes.find((scope) => !ctx.auth?.scopes.has(scope as never));
       if (missing) return fallBack(args, fallback, found.name, `the caller lacks ${missing}`);
+      const scopes = scopeSetKey(ctx.auth?.scopes);
+      if (found.refusedByTypeRule.has(scopes)) return fallBack(args, fallback, found.name, 'a type rule refused callers with these scopes before');
       return runPlanned(args, found, ctx).then(
         (result) => {
           if (!result) return fallBack(args, fallback, found.name, 'variables the schema refuses');
@@ -400,7 +435,10 @@ export function createReadPlanner(observe: ReadPathObserver = () => {}): ReadPla
           ctx.logger?.debug('operation took the planned path', { operation: found.name });
           return result;
         },
-        (error: unknown) => fallBack(args, fallback, found.name, error instanceof Abandon ? error.message : `an error: ${(error as Error)?.message ?? error}`),
+        (error: unknown) => {
+          if (error instanceof RefusedByTypeRule) found.refusedByTypeRule.add(scopes);
+          return fallBack(args, fallback, found.name, error instanceof Abandon ? error.message : `an error: ${(error as Error)?.message ?? error}`);
+        },
       );
     },
   };

@@ -2,16 +2,24 @@
 // page's document and the same page as a v3 query answer byte for byte what graphql-js
 // answers (pages after a cursor, the last page, filters, another store's returns never seen),
 // a caller missing a scope gets the ordinary path's very error, and an operation the planner
-// cannot serve runs the ordinary way and is counted as such, on /metrics too.
+// cannot serve runs the ordinary way and is counted as such, on /metrics too. The /v3/rest
+// returns page (SOFA's document, a variable on Return.items) and the warehouse door's list are
+// planned and answer the same; a caller a type's rule refuses pays the double read only once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execute, parse, type DocumentNode, type ExecutionResult } from 'graphql';
+import { buildOperationNodeForField } from '@graphql-tools/utils';
+import { execute, Kind, OperationTypeNode, parse, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { authenticate, isAuthFailure } from '../../src/auth/authenticate.ts';
+import { SCOPES } from '../../src/auth/scopes.ts';
+import { COMPAT_RETURN_LIST } from '../../src/compat/routes/returns.ts';
+import { upsertCustomer } from '../../src/domain/customers.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { RETURNS_PAGE } from '../../src/rest/routes/returns.ts';
+import { sofaRouter } from '../../src/rest/sofa.ts';
 import { schema } from '../../src/schema/index.ts';
 import { createReadPlanner } from '../../src/schema/planned.ts';
 import type { ReadPath } from '../../src/schema/readPlanner.ts';
 import { testContexts } from '../support/contexts.ts';
+import { statementsDuring } from '../support/counts.ts';
 import { createTestOrder, insertTestReturn, setReturnTimes } from '../support/returnFixtures.ts';
 import { addApiClient, call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 
@@ -67,12 +75,26 @@ async function contextOf(secret: string) {
 }
 
 /** The operation run both ways, each in a context of its own; the paths the planner reported. */
-async function bothWays(document: DocumentNode, variables: Record<string, unknown>, secret = store.secret) {
+async function bothWays(document: DocumentNode, variables: Record<string, unknown>, secret = store.secret, against: GraphQLSchema = schema) {
   const paths: ReadPath[] = [];
   const planner = createReadPlanner((path) => paths.push(path));
-  const planned = (await planner.execute({ schema, document, variableValues: variables, contextValue: await contextOf(secret) }, execute)) as ExecutionResult;
-  const ordinary = (await execute({ schema, document, variableValues: variables, contextValue: await contextOf(secret) })) as ExecutionResult;
+  const planned = (await planner.execute({ schema: against, document, variableValues: variables, contextValue: await contextOf(secret) }, execute)) as ExecutionResult;
+  const ordinary = (await execute({ schema: against, document, variableValues: variables, contextValue: await contextOf(secret) })) as ExecutionResult;
   return { planned: JSON.stringify(planned), ordinary: JSON.stringify(ordinary), paths, result: planned };
+}
+
+/** The document and schema of the /v3/rest returns route, built as SOFA's router builds them (sofa-api's createQueryRoute). */
+function sofaReturnsRoute(): { document: DocumentNode; schema: GraphQLSchema } {
+  const { generated, links } = sofaRouter({ basePath: '/v3/rest' });
+  const operation = buildOperationNodeForField({
+    kind: OperationTypeNode.QUERY,
+    schema: generated,
+    field: 'returns',
+    models: [...links.models.keys()],
+    ignore: links.subjects,
+    circularReferenceDepth: 1,
+  });
+  return { document: { kind: Kind.DOCUMENT, definitions: [operation] }, schema: generated };
 }
 
 describe('the planned path', () => {
@@ -145,6 +167,81 @@ describe('the planned path', () => {
     expect(paths).toEqual(['planned']);
     expect(planned).toBe(ordinary);
     expect(result.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('answers the /v3/rest returns page (a variable on a nested field) byte for byte, planned, page after page', async () => {
+    const route = sofaReturnsRoute();
+    const { secret } = await addApiClient(server.db, store.storeId, [...SCOPES]);
+    let after: string | null = null;
+    let pages = 0;
+    do {
+      const { planned, ordinary, paths, result } = await bothWays(route.document, { first: 2, after }, secret, route.schema);
+      expect(paths).toEqual(['planned']);
+      expect(result.errors).toBeUndefined();
+      expect(planned).toBe(ordinary);
+      const page = (result.data as { returns: { pageInfo: { hasNextPage: boolean; endCursor: string | null } } }).returns;
+      after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
+      pages++;
+    } while (after !== null);
+    expect(pages).toBe(3);
+    for (const variables of [{ first: 20, includeRemoved: true }, { first: 20, status: ['OPEN'], reverse: true }]) {
+      const { planned, ordinary, paths } = await bothWays(route.document, variables, secret, route.schema);
+      expect(paths).toEqual(['planned']);
+      expect(planned).toBe(ordinary);
+    }
+  });
+
+  it("answers the warehouse door's return list byte for byte, planned, both page ends and filters", async () => {
+    const list = COMPAT_RETURN_LIST.document;
+    for (const variables of [{ first: 2 }, { first: 100 }, { last: 2 }, { first: 100, status: ['OPEN'], sortKey: 'CREATED_AT' }]) {
+      const { planned, ordinary, paths, result } = await bothWays(list, variables);
+      expect(paths).toEqual(['planned']);
+      expect(result.errors).toBeUndefined();
+      expect(planned).toBe(ordinary);
+    }
+  });
+
+  it("reads twice at most once for a caller a type's rule refuses, then sends its scope set the ordinary way", async () => {
+    // A store of its own, whose return's order has a customer: returns_read lets the root read run,
+    // and the Customer type's rule wants a customer scope, which this caller lacks.
+    const shop = await createTestStore(server.db, { scopes: ['returns_read', 'customers_read'], name: 'Customer store' });
+    const { customer } = await upsertCustomer(server.db.prisma, shop.storeId, { email: 'known@example.com', firstName: 'Kim' });
+    const order = await createTestOrder(server.db, shop.storeId, { customerEmail: 'known@example.com' });
+    await server.db.prisma.order.update({ where: { id: order.id }, data: { customerId: customer.id } });
+    await insertTestReturn(server.db, shop.storeId, order);
+    const { secret } = await addApiClient(server.db, shop.storeId, ['returns_read']);
+    const withCustomers = parse(`query ReturnCustomers($first: Int) { returns(first: $first) { nodes { id order { id customer { id } } } } }`);
+    const paths: ReadPath[] = [];
+    const planner = createReadPlanner((path) => paths.push(path));
+    const variables = { first: 2 };
+    const plannedRun = async () => {
+      let result: ExecutionResult | undefined;
+      const statements = await statementsDuring(server.db, async () => {
+        result = (await planner.execute({ schema, document: withCustomers, variableValues: variables, contextValue: await contextOf(secret) }, execute)) as ExecutionResult;
+      });
+      return { statements: statements.length, answer: JSON.stringify(result) };
+    };
+    let ordinaryAnswer = '';
+    const ordinaryStatements = (
+      await statementsDuring(server.db, async () => {
+        ordinaryAnswer = JSON.stringify(await execute({ schema, document: withCustomers, variableValues: variables, contextValue: await contextOf(secret) }));
+      })
+    ).length;
+    const first = await plannedRun();
+    const second = await plannedRun();
+    const third = await plannedRun();
+    expect(paths).toEqual(['fallback', 'fallback', 'fallback']);
+    expect(first.answer).toBe(ordinaryAnswer);
+    expect(second.answer).toBe(ordinaryAnswer);
+    expect(third.answer).toBe(ordinaryAnswer);
+    expect(first.statements).toBeGreaterThan(ordinaryStatements);
+    expect(second.statements).toBe(ordinaryStatements);
+    expect(third.statements).toBe(ordinaryStatements);
+    expect(ordinaryAnswer).toContain('FORBIDDEN');
+    // Another scope set is not held back by it: the store's own client, which may read customers, is still planned.
+    const { planned, ordinary, paths: others } = await bothWays(withCustomers, variables, shop.secret);
+    expect(others).toEqual(['planned']);
+    expect(planned).toBe(ordinary);
   });
 
   it('runs what it cannot plan the ordinary way and counts it', async () => {

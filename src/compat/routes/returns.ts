@@ -33,7 +33,8 @@ const DETAILS = defineOperation(`
 const NOTES = defineOperation(`
   query CompatReturnNotes(${REF_VARIABLES}) { findReturn(${REF_ARGS}) { notes { id content createdAt } } }`);
 
-const LIST = defineOperation(`
+/** The list's one operation, exported for the planner's tests (test/schema/planned.test.ts). */
+export const COMPAT_RETURN_LIST = defineOperation(`
   query CompatReturnList($first: Int, $after: String, $last: Int, $before: String, $status: [ReturnStatus!],
                          $createdAtMin: DateTime, $createdAtMax: DateTime, $updatedAtMin: DateTime, $updatedAtMax: DateTime,
                          $sortKey: ReturnSortKey) {
@@ -224,7 +225,7 @@ async function list(input: RouteInput): Promise<DoorResponse> {
   if (request.paginate) {
     const { after, before } = request.cursor;
     const page = before !== null ? { last: request.pageSize, before } : { first: request.pageSize, after };
-    const outcome = await runOperation<ListPage>(LIST, { ...request.variables, ...page }, input.ctx);
+    const outcome = await runOperation<ListPage>(COMPAT_RETURN_LIST, { ...request.variables, ...page }, input.ctx);
     if (!outcome.ok) return compatErrorFrom(outcome.error);
     const { nodes, pageInfo } = outcome.data.returns;
     return json(200, {
@@ -235,7 +236,7 @@ async function list(input: RouteInput): Promise<DoorResponse> {
   }
   // Without paginate the platform answers every return of the window in one array.
   const pages = connectionPages<ListPage, CompatReturnNode>(
-    LIST,
+    COMPAT_RETURN_LIST,
     request.variables,
     input.ctx,
     ({ returns }) => ({ items: returns.nodes, pageInfo: returns.pageInfo }),
