@@ -60,9 +60,11 @@ type Completion =
 
 interface PlannedField {
   responseKey: string;
+  /** The field's place in its plan (0, 1, ...): where a run keeps its info and arguments, read for every row without a hash lookup. */
+  ordinal: number;
   /** `__typename`: the object type's name, no resolver. */
   typename: boolean;
-  /** The arguments the document fixes, coerced at planning; unset when one names a variable (then `Run.argsOf` holds them). */
+  /** The arguments the document fixes, coerced at planning; unset when one names a variable (then `Run.args` holds them). */
   args: Record<string, unknown> | undefined;
   /** The graphql-js field, kept to coerce arguments that name a variable per request. */
   field: GraphQLField<unknown, unknown> | undefined;
@@ -88,6 +90,8 @@ interface Plan {
   scopes: string[];
   /** Nested fields with an argument naming a variable: their arguments are coerced once per request, not per row. */
   variableArgumentFields: PlannedField[];
+  /** How many fields the plan has (their ordinals run from 0). */
+  fields: number;
   /**
    * The callers' scope sets (scopeSetKey) for which a type's rule refused a row: the planned run
    * gave up after the root read, and the ordinary path read again. Those callers take the ordinary
@@ -189,6 +193,7 @@ function staticScope(extensions: Extensions, where: string): string | undefined 
 class Planner {
   readonly scopes = new Set<string>();
   readonly variableArgumentFields: PlannedField[] = [];
+  fields = 0;
 
   constructor(
     readonly schema: GraphQLSchema,
@@ -216,7 +221,7 @@ class Planner {
     // What a nested resolver may read of its info is what the plan knows; one reading the path or the variables fails, and the request falls back.
     const info = { fieldName: name, fieldNodes: nodes, parentType, schema: this.schema, fragments: this.fragments, operation: this.operation } as unknown as GraphQLResolveInfo;
     if (name === '__typename') {
-      return { responseKey, typename: true, args: {}, field: undefined, resolve: () => parentType.name, loaded: undefined, completion: { kind: 'leaf', nonNull: true, serialize: (v) => v }, info };
+      return { responseKey, ordinal: this.fields++, typename: true, args: {}, field: undefined, resolve: () => parentType.name, loaded: undefined, completion: { kind: 'leaf', nonNull: true, serialize: (v) => v }, info };
     }
     if (name.startsWith('__')) throw new NotPlannable(`introspection (${name})`);
     const field = parentType.getFields()[name];
@@ -233,6 +238,7 @@ class Planner {
     if (scope) this.scopes.add(scope);
     const planned: PlannedField = {
       responseKey,
+      ordinal: this.fields++,
       typename: false,
       args,
       field,
@@ -263,7 +269,7 @@ function plan(schema: GraphQLSchema, document: DocumentNode, operation: Operatio
     // The root field's own wrapped resolver runs (scopes, plugin-prisma's plan); its value is completed by the plan.
     return { responseKey, field, nodes, completion: planner.completion(field.type, nodes) };
   });
-  return { operation, name: operation.name?.value ?? anonymous, roots, scopes: [...planner.scopes], variableArgumentFields: planner.variableArgumentFields, refusedByTypeRule: new Set(), fragments };
+  return { operation, name: operation.name?.value ?? anonymous, roots, scopes: [...planner.scopes], variableArgumentFields: planner.variableArgumentFields, fields: planner.fields, refusedByTypeRule: new Set(), fragments };
 }
 
 function hasVariable(value: ValueNode): boolean {
@@ -282,9 +288,10 @@ interface Run {
   ctx: unknown;
   pending: Promise<void>[];
   variableValues: Record<string, unknown>;
-  infos: Map<PlannedField, GraphQLResolveInfo>;
-  /** The request's arguments of the plan's fields that name a variable, coerced once. */
-  argsOf: Map<PlannedField, Record<string, unknown>>;
+  /** By field ordinal. */
+  infos: (GraphQLResolveInfo | undefined)[];
+  /** By field ordinal: the request's arguments of the plan's fields that name a variable, coerced once. */
+  args: (Record<string, unknown> | undefined)[];
 }
 
 /**
@@ -295,8 +302,8 @@ interface Run {
  * to the next request.
  */
 function infoOf(run: Run, field: PlannedField): GraphQLResolveInfo {
-  let info = run.infos.get(field);
-  if (!info) run.infos.set(field, (info = { ...field.info, variableValues: run.variableValues }));
+  let info = run.infos[field.ordinal];
+  if (!info) run.infos[field.ordinal] = info = { ...field.info, variableValues: run.variableValues };
   return info;
 }
 
@@ -328,7 +335,7 @@ function complete(completion: Completion, value: unknown, run: Run): unknown {
       for (const field of completion.fields) {
         const info = infoOf(run, field);
         if (field.loaded && !field.loaded(value, info, run.ctx)) throw new Abandon(`${completion.type.name}.${field.info.fieldName} was not loaded`);
-        const resolved = field.resolve(value, field.args ?? run.argsOf.get(field)!, run.ctx, info);
+        const resolved = field.resolve(value, field.args ?? run.args[field.ordinal]!, run.ctx, info);
         if (resolved instanceof Error) throw new Abandon(`${completion.type.name}.${field.info.fieldName} answered an error`);
         if (isThenable(resolved)) {
           out[field.responseKey] = null;
@@ -386,9 +393,9 @@ export function createReadPlanner(observe: ReadPathObserver = () => {}): ReadPla
     const queryType = args.schema.getQueryType()!;
     const data: Record<string, unknown> = {};
     // Coerced before the root read: one the schema refuses sends the request down the ordinary path, which answers with its error.
-    const argsOf = new Map<PlannedField, Record<string, unknown>>();
-    for (const field of planned.variableArgumentFields) argsOf.set(field, getArgumentValues(field.field!, field.info.fieldNodes[0], variableValues));
-    const run: Run = { ctx, pending: [], variableValues, infos: new Map(), argsOf };
+    const variableArgs = new Array<Record<string, unknown> | undefined>(planned.fields);
+    for (const field of planned.variableArgumentFields) variableArgs[field.ordinal] = getArgumentValues(field.field!, field.info.fieldNodes[0], variableValues);
+    const run: Run = { ctx, pending: [], variableValues, infos: new Array(planned.fields), args: variableArgs };
     for (const root of planned.roots) {
       const info = {
         fieldName: root.field.name,
