@@ -8,7 +8,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOperationNodeForField } from '@graphql-tools/utils';
 import { execute, Kind, OperationTypeNode, parse, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
-import { authenticate, isAuthFailure } from '../../src/auth/authenticate.ts';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import { COMPAT_RETURN_LIST } from '../../src/compat/routes/returns.ts';
 import { upsertCustomer } from '../../src/domain/customers.ts';
@@ -18,8 +17,8 @@ import { sofaRouter } from '../../src/rest/sofa.ts';
 import { schema } from '../../src/schema/index.ts';
 import { createReadPlanner } from '../../src/schema/planned.ts';
 import type { ReadPath } from '../../src/schema/readPlanner.ts';
-import { testContexts } from '../support/contexts.ts';
 import { statementsDuring } from '../support/counts.ts';
+import { plannedRuns } from '../support/plannedRuns.ts';
 import { createTestOrder, insertTestReturn, setReturnTimes } from '../support/returnFixtures.ts';
 import { addApiClient, call, createTestStore, graphql, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 
@@ -68,20 +67,8 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function contextOf(secret: string) {
-  const auth = await authenticate(server.db.prisma, secret);
-  if (isAuthFailure(auth)) throw new Error(auth.message);
-  return testContexts(server.db)({ auth, door: 'rest', requestId: 'planned-test' });
-}
-
-/** The operation run both ways, each in a context of its own; the paths the planner reported. */
-async function bothWays(document: DocumentNode, variables: Record<string, unknown>, secret = store.secret, against: GraphQLSchema = schema) {
-  const paths: ReadPath[] = [];
-  const planner = createReadPlanner((path) => paths.push(path));
-  const planned = (await planner.execute({ schema: against, document, variableValues: variables, contextValue: await contextOf(secret) }, execute)) as ExecutionResult;
-  const ordinary = (await execute({ schema: against, document, variableValues: variables, contextValue: await contextOf(secret) })) as ExecutionResult;
-  return { planned: JSON.stringify(planned), ordinary: JSON.stringify(ordinary), paths, result: planned };
-}
+const { contextOf, bothWays: run } = plannedRuns(() => server.db, 'rest', 'planned-test');
+const bothWays = (document: DocumentNode, variables: Record<string, unknown>, secret = store.secret, against: GraphQLSchema = schema) => run(document, variables, secret, against);
 
 /** The document and schema of the /v3/rest returns route, built as SOFA's router builds them (sofa-api's createQueryRoute). */
 function sofaReturnsRoute(): { document: DocumentNode; schema: GraphQLSchema } {

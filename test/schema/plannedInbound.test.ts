@@ -6,11 +6,8 @@
 // error; and a selection the planner cannot serve (skuCount's grouped loader) runs the ordinary way.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute, parse, type DocumentNode, type ExecutionResult } from 'graphql';
-import { authenticate, isAuthFailure } from '../../src/auth/authenticate.ts';
 import { schema } from '../../src/schema/index.ts';
-import { createReadPlanner } from '../../src/schema/planned.ts';
-import type { ReadPath } from '../../src/schema/readPlanner.ts';
-import { testContexts } from '../support/contexts.ts';
+import { plannedRuns } from '../support/plannedRuns.ts';
 import { seedLevel, seedLocation, seedProduct, seedShipment } from '../support/inventoryFixtures.ts';
 import { addApiClient, call, createTestStore, startTestServer, type TestServer, type TestStore } from '../support/server.ts';
 
@@ -79,21 +76,8 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function contextOf(secret: string) {
-  const auth = await authenticate(server.db.prisma, secret);
-  if (isAuthFailure(auth)) throw new Error(auth.message);
-  return testContexts(server.db)({ auth, door: 'v3', requestId: 'planned-inbound-test' });
-}
-
-/** The operation run both ways, each in a context of its own; the paths the planner reported. */
-async function bothWays(document: DocumentNode, variables: Record<string, unknown>, secret = store.secret) {
-  const paths: ReadPath[] = [];
-  const planner = createReadPlanner((path) => paths.push(path));
-  const plannedContext = await contextOf(secret);
-  const planned = (await planner.execute({ schema, document, variableValues: variables, contextValue: plannedContext }, execute)) as ExecutionResult;
-  const ordinary = (await execute({ schema, document, variableValues: variables, contextValue: await contextOf(secret) })) as ExecutionResult;
-  return { planned: JSON.stringify(planned), ordinary: JSON.stringify(ordinary), paths, result: planned };
-}
+const { contextOf, bothWays: run } = plannedRuns(() => server.db, 'v3', 'planned-inbound-test');
+const bothWays = (document: DocumentNode, variables: Record<string, unknown>, secret = store.secret) => run(document, variables, secret);
 
 interface GraphPage {
   inboundShipments: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: { id: string }[] };
