@@ -9,8 +9,8 @@
 // author wrote, `pothosOriginalResolve`) and its type's serializer, in a loop made for the plan.
 //
 // Nothing decided per request is guessed: a caller missing a scope a field asks for statically,
-// a type rule that does not say yes, a value the plan cannot complete (a promise, a relation the
-// statement did not bring, a null where the schema says never) or any error sends the request
+// a type rule that does not say yes, a value the plan cannot complete (a relation the statement
+// did not bring, a null where the schema says never) or any error sends the request
 // down the ordinary path, which answers (and fails) exactly as before. The rules themselves are
 // the resolvers', run once; the planner holds no copy of any.
 import {
@@ -218,7 +218,7 @@ class Planner {
 
   field(parentType: GraphQLObjectType, responseKey: string, nodes: FieldNode[]): PlannedField {
     const name = nodes[0].name.value;
-    // What a nested resolver may read of its info is what the plan knows; one reading the path or the variables fails, and the request falls back.
+    // What a nested resolver may read of its info is what the plan knows, and the request's variables (infoOf); one reading the path fails, and the request falls back.
     const info = { fieldName: name, fieldNodes: nodes, parentType, schema: this.schema, fragments: this.fragments, operation: this.operation } as unknown as GraphQLResolveInfo;
     if (name === '__typename') {
       return { responseKey, ordinal: this.fields++, typename: true, args: {}, field: undefined, resolve: () => parentType.name, loaded: undefined, completion: { kind: 'leaf', nonNull: true, serialize: (v) => v }, info };
