@@ -5,7 +5,7 @@
 // at N = 1, 10, 100 over real HTTP, on an in-memory PGlite and on a scratch
 // PostgreSQL database (dropped after), every statement counted. The count must not
 // grow with N (batched loading, no N+1). The HTTP requests come from a client in a process of its
-// own (bench/searchWorker.mjs, one request after another on one kept-alive connection), so its
+// own (bench/sequentialClient.mjs, one request after another on one kept-alive connection), so its
 // work (decoding and parsing 174 KB answers) never shares the service's event loop; it asks for
 // compression as a browser does (Accept-Encoding: br, gzip), so the service pays for compressing. Then the same query executed by yoga with
 // and without graphql-jit, in process, and with graphql-js on reads answered from memory
@@ -45,7 +45,7 @@ const PRODUCTS = 50;
 const RUNS = 25;
 const PROFILED = (process.env.BENCH_PROFILE ?? '').split(',').includes('graphql');
 const PROFILE_DIR = fileURLToPath(new URL('./profiles', import.meta.url));
-const CLIENT = fileURLToPath(new URL('./searchWorker.mjs', import.meta.url));
+const CLIENT = fileURLToPath(new URL('./sequentialClient.mjs', import.meta.url));
 const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 const QUERY = `query Bench($n: Int!) {

@@ -9,7 +9,7 @@
 // counts them (overview_rebuild, timed).
 //
 // Measured as bench/search.ts measures: the service in a child process (NODE_ENV=production), a
-// client process of its own (bench/searchWorker.mjs) making one request after another over
+// client process of its own (bench/sequentialClient.mjs) making one request after another over
 // loopback, WARMUP first, then REQUESTS timed, each checked (HTTP 200, no GraphQL errors), the
 // load average beside each (the machine may be shared). Then each statement of one overview of
 // each period, as the service runs it, under EXPLAIN (ANALYZE, BUFFERS): the indexes used and the time.
@@ -30,7 +30,7 @@ const WARMUP = 10;
 const MAX_SECONDS = 30;
 const TARGET_MS = 300;
 const DAY_MS = 86_400_000;
-const WORKER = fileURLToPath(new URL('./searchWorker.mjs', import.meta.url));
+const WORKER = fileURLToPath(new URL('./sequentialClient.mjs', import.meta.url));
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 

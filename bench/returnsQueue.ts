@@ -9,7 +9,7 @@
 // the page's statements without its HTML (50 rows of a template, well under a millisecond).
 //
 // Measured as bench/overview.ts measures: the service in a child process (NODE_ENV=production)
-// a client process of its own (bench/searchWorker.mjs) making
+// a client process of its own (bench/sequentialClient.mjs) making
 // one request after another over loopback, WARMUP first, then REQUESTS timed, each checked (HTTP
 // 200, no GraphQL errors). Then the plan of the returns page statement by total.
 // BENCH_QUEUE_REQUESTS (100 timed).
@@ -26,7 +26,7 @@ import { dropOnInterrupt } from './scratchDatabase.ts';
 const REQUESTS = envInt('BENCH_QUEUE_REQUESTS', 100);
 const WARMUP = 10;
 const MAX_SECONDS = 30;
-const WORKER = fileURLToPath(new URL('./searchWorker.mjs', import.meta.url));
+const WORKER = fileURLToPath(new URL('./sequentialClient.mjs', import.meta.url));
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');

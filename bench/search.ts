@@ -6,7 +6,7 @@
 //
 // Measured: the service runs as a child process (NODE_ENV=production, from source through
 // tsx, or its build with BENCH_SEARCH_CODE=build) on a scratch database; a client process of
-// its own (bench/searchWorker.mjs) makes one request after another over loopback HTTP,
+// its own (bench/sequentialClient.mjs) makes one request after another over loopback HTTP,
 // WARMUP first, then REQUESTS timed (start to last byte), each checked (HTTP 200, no GraphQL
 // `errors`), after a round warming up every query's code path in the service (V8 compiles a
 // path after it ran a while; a cold one costs tens of ms); p50 and p95 are printed beside the
@@ -88,7 +88,7 @@ const PLAN_CACHE_RUNS = 5;
 const BIG_TABLE_ROWS = 10_000;
 /** Signs cursors alike in the service and the in-process app, so one's cursor is the other's. */
 const CURSOR_SECRET = `bench-search-${crypto.randomBytes(16).toString('hex')}`;
-const WORKER = fileURLToPath(new URL('./searchWorker.mjs', import.meta.url));
+const WORKER = fileURLToPath(new URL('./sequentialClient.mjs', import.meta.url));
 /** Tables the seed fills by the million: their secondary indexes are made after the rows. */
 const BULK_TABLES = ['Customer', 'Product', 'Order', 'OrderLineItem', 'Return', 'ReturnItem'];
 const DAY_MS = 86_400_000;
