@@ -1,5 +1,5 @@
-// The client of `npm run bench -- search` (bench/search.ts starts it, one process per
-// query): one request after another on one kept-alive loopback connection, `warmup` of
+// The client process of the benches that time requests one at a time (search, overview, returns
+// queue, the v3 graph; one process per run): one request after another on one kept-alive loopback connection, `warmup` of
 // them first, then `count` timed ones (from the request's start to its last byte), each
 // checked: HTTP 200 and, for GraphQL, no `errors` (or, given `refusal`, only errors of that code). Stops early at `maxSeconds` of timed
 // requests. An answer the server compressed (the request's Accept-Encoding) is decoded after its
