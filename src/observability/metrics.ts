@@ -192,6 +192,10 @@ export function createMetrics(db: ObservedDatabase): Metrics {
     close() {
       stopObserving();
       stopObservingReplicas?.();
+      // prom-client's default GC metric observes through a process-wide PerformanceObserver it
+      // never disconnects, which keeps this registry and, through its gauges, the database:
+      // without this a closed app's database (a whole PGlite heap) stays in memory.
+      registry.clear();
     },
   };
 }

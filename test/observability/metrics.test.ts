@@ -1,6 +1,8 @@
 // /metrics in Prometheus text format (read back with a Prometheus text parser), the
 // separate METRICS_PORT listener, and the pino request line of every request.
 import { Writable } from 'node:stream';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import type { AddressInfo } from 'node:net';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -160,5 +162,30 @@ describe('METRICS_PORT and request logs', () => {
     createLogger('debug', sink).info('client created', { secret: 'sk_live_123', client: { authorization: 'Bearer sk_live_123' } });
     expect(lines.join('')).not.toContain('sk_live_123');
     expect(JSON.parse(lines[0])).toMatchObject({ msg: 'client created', secret: '[redacted]', client: { authorization: '[redacted]' } });
+  });
+});
+
+describe('shutting down', () => {
+  // Tests and embedders open and close apps in one process; a closed app's database (a whole
+  // PGlite heap) must not stay reachable from anything process-wide.
+  it('lets go of the database once the app is shut down', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const collectGarbage = vm.runInNewContext('gc') as () => void;
+    const database = await (async () => {
+      const closed = await startTestServer();
+      expect((await fetch(`${closed.url}/metrics`)).status).toBe(200);
+      await closed.close();
+      return new WeakRef(closed.db);
+    })();
+    // A WeakRef's target stays alive until the job that made or read it ends, so each look
+    // collects garbage in a job of its own before reading it. Timers the app's last requests left
+    // (the database's own, a few seconds long) may hold it a little while.
+    let released = false;
+    for (let attempt = 0; attempt < 20 && !released; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      collectGarbage();
+      released = database.deref() === undefined;
+    }
+    expect(released).toBe(true);
   });
 });
