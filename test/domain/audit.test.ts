@@ -105,7 +105,7 @@ describe('what the triggers cover', () => {
     const tables = (await db.sql.query<{ name: string }>(`SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = 'public'`)).map((t) => t.name);
     const triggers = await db.sql.query<{ table: string; n: number }>(
       `SELECT event_object_table AS table, count(DISTINCT event_manipulation)::int AS n FROM information_schema.triggers
-        WHERE trigger_name = event_object_table || '_audit_' || lower(event_manipulation) GROUP BY 1`,
+        WHERE trigger_name = event_object_table || '_audit' GROUP BY 1`,
     );
     const audited = triggers.filter((t) => t.n === 3).map((t) => t.table);
     expect(triggers.every((t) => t.n === 3), JSON.stringify(triggers)).toBe(true);
