@@ -2,8 +2,8 @@
 -- (issue 46). Since an order goes in with its document complete (order_search_document_at_insert),
 -- the refresh that follows its lines' insert finds it current and its UPDATE changed no row; but
 -- an UPDATE statement fires the statement triggers of its table whatever it changes: on Order
--- the audit's, the overview's and the returns' documents' (Order_search_returns), three calls
--- per order created for nothing. The documents are computed first, and only those that differ
+-- the overview's (Order_overview_update) and the returns' documents' (Order_search_returns), two
+-- calls per order created for nothing. The documents are computed first, and only those that differ
 -- are written. The same for returns' items, customers' custom fields and products' option values.
 CREATE OR REPLACE FUNCTION "search_refresh_parents"() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
