@@ -2,8 +2,9 @@
 // the service writes for an order (the order numbered from its store's counter, its group and
 // lines, the stock its lines commit with their ledger rows, an event for each level and one
 // for the order, their deliveries, and the audit entries the triggers make of the context
-// the transaction names) in one statement, the least SQL an order can cost. It checks no
-// secret and no input: what is left between it and the service is what they cost.
+// the transaction names) in one statement, the least SQL an order can cost; the order goes in
+// with its search document complete, as the service's does, so its lines do not rewrite it. It
+// checks no secret and no input: what is left between it and the service is what they cost.
 // DATABASE_URL names the database; it prints "listening on <url>" once it listens.
 import crypto from 'node:crypto';
 import http from 'node:http';
@@ -38,10 +39,12 @@ store AS MATERIALIZED (
 ), numbered AS (
   UPDATE "Store" SET "nextOrderNumber" = "nextOrderNumber" + 1, "updatedAt" = $7::timestamp(3) WHERE id = $1 RETURNING '#' || ("nextOrderNumber" - 1) AS name
 ), inserted AS (
-  INSERT INTO "Order" (id, "storeId", "externalId", name, "placedAt", currency, "totalPrice", "customerId", "customerEmail", "customerFirstName", "customerLastName", tags, "createdAt", "updatedAt")
+  INSERT INTO "Order" (id, "storeId", "externalId", name, "placedAt", currency, "totalPrice", "customerId", "customerEmail", "customerFirstName", "customerLastName", tags, "createdAt", "updatedAt", "searchText")
   SELECT o.id, $1, o."externalId", numbered.name, o."placedAt", coalesce(o.currency, store.currency), o."totalPrice",
     (SELECT c.id FROM "Customer" c WHERE c."storeId" = $1 AND c.email = o."customerEmail"),
-    o."customerEmail", o."customerFirstName", o."customerLastName", coalesce(o.tags, '{}'), $7::timestamp(3), $7::timestamp(3)
+    o."customerEmail", o."customerFirstName", o."customerLastName", coalesce(o.tags, '{}'), $7::timestamp(3), $7::timestamp(3),
+    order_search_document_with(jsonb_populate_record(NULL::"Order", $3::jsonb || jsonb_build_object('name', numbered.name)),
+      ARRAY(SELECT jsonb_populate_record(NULL::"OrderLineItem", to_jsonb(m)) FROM matched m))
   FROM o, numbered, store
   RETURNING *
 ), grouped AS (

@@ -535,18 +535,26 @@ const quotedColumns = (row: Record<string, unknown>) => Object.keys(row).map((co
  * orders' order): the store row stays locked from here to the commit, and this is the
  * transaction's last statement for them, so orders of one store queue for their numbers only
  * for this statement and the commit (numbers never repeat or skip: a rolled-back order gives
- * its number back). Each event's data takes its order's number as its name. A concurrent
- * duplicate orderId inserts nothing (and answers no row for that order).
+ * its number back). Each order goes in with its search document complete, its lines'
+ * included (order_search_document_with), so that the lines' insert finds it current and does
+ * not rewrite the order row. Each event's data takes its order's number as its name. A
+ * concurrent duplicate orderId inserts nothing (and answers no row for that order).
  */
 function writeOrdersSql(order: Record<string, unknown>, group: Record<string, unknown>, line: Record<string, unknown>): string {
   return `
-WITH listed AS (
-  SELECT o.n, r.* FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS o(value, n), jsonb_populate_record(NULL::"Order", o.value) r
+WITH lines AS MATERIALIZED (
+  SELECT l FROM jsonb_populate_recordset(NULL::"OrderLineItem", $5::jsonb) l
+), lines_of AS (
+  SELECT (x.l)."orderId" AS order_id, array_agg(x.l) AS lines FROM lines x GROUP BY 1
 ), numbered AS (
   UPDATE "Store" SET "nextOrderNumber" = "nextOrderNumber" + $7::int, "updatedAt" = $2::timestamp(3) WHERE id = $1 RETURNING "nextOrderNumber" - $7::int AS first
 ), inserted AS (
-  INSERT INTO "Order" (name, ${quotedColumns(order)})
-  SELECT '#' || (numbered.first + r.n - 1), ${Object.keys(order).map((column) => `r."${column}"`).join(', ')} FROM numbered, listed r ORDER BY r.n
+  INSERT INTO "Order" (name, "searchText", ${quotedColumns(order)})
+  SELECT r.name, order_search_document_with(r, coalesce(lines_of.lines, '{}')), ${Object.keys(order).map((column) => `r."${column}"`).join(', ')}
+  FROM numbered, jsonb_array_elements($3::jsonb) WITH ORDINALITY AS o(value, n)
+  CROSS JOIN LATERAL jsonb_populate_record(NULL::"Order", o.value || jsonb_build_object('name', '#' || (numbered.first + o.n - 1))) r
+  LEFT JOIN lines_of ON lines_of.order_id = r.id
+  ORDER BY o.n
   ON CONFLICT ("storeId", "externalId") DO NOTHING
   RETURNING *
 ), grouped AS (
@@ -554,7 +562,7 @@ WITH listed AS (
   SELECT ${Object.keys(group).map((column) => `g."${column}"`).join(', ')} FROM jsonb_populate_recordset(NULL::"FulfillmentGroup", $4::jsonb) g WHERE g."orderId" IN (SELECT id FROM inserted)
 ), lined AS (
   INSERT INTO "OrderLineItem" (${quotedColumns(line)})
-  SELECT ${Object.keys(line).map((column) => `l."${column}"`).join(', ')} FROM jsonb_populate_recordset(NULL::"OrderLineItem", $5::jsonb) l WHERE l."orderId" IN (SELECT id FROM inserted)
+  SELECT ${Object.keys(line).map((column) => `(x.l)."${column}"`).join(', ')} FROM lines x WHERE (x.l)."orderId" IN (SELECT id FROM inserted)
 ), announced AS (
   SELECT 'order.created'::text AS topic, i.id AS "subjectId", e.event_id, e.data || jsonb_build_object('name', i.name) AS data
   FROM inserted i JOIN jsonb_to_recordset($6::jsonb) AS e(order_id text, event_id text, data jsonb) ON e.order_id = i.id
