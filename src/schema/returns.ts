@@ -156,7 +156,7 @@ const returnTotalsMemo = new WeakMap<object, ReturnTotals>();
 function totalsOf(ret: { items: Parameters<typeof returnTotals>[0] }): ReturnTotals {
   let totals = returnTotalsMemo.get(ret);
   if (!totals) {
-    totals = returnTotals(ret.items);
+    totals = returnTotals(ret.items, amountsOf);
     returnTotalsMemo.set(ret, totals);
   }
   return totals;
