@@ -11,9 +11,18 @@ const EXPONENTS: Record<string, number> = {
   BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
 };
 
+// The last currency asked about: a page formats every amount of it in one currency, and the
+// lookup (an upper-case copy per amount) showed in the warehouse list's profile.
+let lastCurrency = 'USD';
+let lastExponent = 2;
+
 /** Number of minor-unit digits of an ISO 4217 currency (2 unless listed). */
 export function currencyExponent(currency: string): number {
-  return EXPONENTS[currency.toUpperCase()] ?? 2;
+  if (currency !== lastCurrency) {
+    lastExponent = EXPONENTS[currency.toUpperCase()] ?? 2;
+    lastCurrency = currency;
+  }
+  return lastExponent;
 }
 
 export function isCurrencyCode(value: string): boolean {
