@@ -89,6 +89,8 @@ function freePort(): Promise<number> {
 export interface Peer {
   name: string;
   url: string;
+  /** The peer's server process, whose CPU time a bench may count. */
+  pid: number | undefined;
   close(): Promise<void>;
 }
 
@@ -125,7 +127,7 @@ async function startPeer(kind: PeerKind, databaseUrl: string): Promise<Peer | un
     const ready = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{__typename}"}' })
       .then((r) => r.ok)
       .catch(() => false);
-    if (ready) return { name, url, close };
+    if (ready) return { name, url, pid: child.pid, close };
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await close();

@@ -19,6 +19,8 @@
 //   pgl4   on PostgreSQL, PostGraphile 4.14.1 over the same tables, asked for the data the
 //          page selects (bench/peer.ts), in a process of its own
 //   pgl5   the same with PostGraphile 5.1.5 (v4 preset, so the same query; on Node 22)
+// Each variant's CPU time per request is printed beside its throughput: this process's, or the
+// peer's own process's; less swayed by other work on the machine than throughput is.
 // On PostgreSQL each page's statements are also counted by the server itself
 // (pg_stat_statements, where the server preloads it: BENCH_POSTGRES_URL may name a scratch
 // cluster that does), for the door and for each peer.
@@ -32,7 +34,8 @@
 // run does that on the cheapest operation (the store lookup) without per-request
 // authentication, where routing weighs most.
 // Run on in-memory PGlite and on a scratch PostgreSQL database (dropped after).
-// BENCH_REST_ONLY=returns measures only the returns page.
+// BENCH_REST_ONLY names the parts to measure, comma-separated: `returns` the returns page,
+// `warehouse` the warehouse door's return list beside its replay (e.g. returns,warehouse).
 // BENCH_PROFILE=rest,memory writes a CPU profile of this process while those variants
 // are under load (bench/profiles/), with a summary.
 import http from 'node:http';
@@ -66,7 +69,7 @@ import type { CursorSigner } from '../src/schema/cursors.ts';
 import { defineOperation, runOperation, type Operation } from '../src/schema/execute.ts';
 import { createApp } from '../src/process/server.ts';
 import { sofaRouter as serviceSofaRouter } from '../src/rest/sofa.ts';
-import { measureLoad, type LoadRequest, type Measured, type Variant } from './load.ts';
+import { cpuMsOf, measureLoad, type LoadRequest, type Measured, type Variant } from './load.ts';
 import { POSTGRAPHILE_RETURNS_PAGE, startPostGraphile, startPostGraphile5, type Peer } from './peer.ts';
 import { withReadsInMemory } from './readsInMemory.ts';
 
@@ -77,7 +80,9 @@ const CONCURRENCY = 16;
 const WARMUP_SECONDS = 1;
 const PROFILED = (process.env.BENCH_PROFILE ?? '').split(',').filter(Boolean);
 const PROFILE_DIR = fileURLToPath(new URL('./profiles', import.meta.url));
-const ONLY_RETURNS = process.env.BENCH_REST_ONLY === 'returns';
+const ONLY = (process.env.BENCH_REST_ONLY ?? '').split(',').filter(Boolean);
+/** Whether this run measures `part`: every part when BENCH_REST_ONLY names none. */
+const measures = (part: 'returns' | 'warehouse') => ONLY.length === 0 || ONLY.includes(part);
 const PAGE = 20;
 const RETURNS = 40;
 const EMAILS = 50;
@@ -462,8 +467,8 @@ async function statementsOf(db: Database, request: () => Promise<Response>): Pro
 
 function printTable(title: string, rows: Measured[], ratios: [string, string][]) {
   const line = (cells: string[]) => `  ${cells[0].padEnd(8)}${cells.slice(1).map((c) => c.padStart(10)).join('')}`;
-  process.stdout.write(`${title}\n${line(['variant', 'requests', 'req/s', 'p50 ms', 'p99 ms'])}\n`);
-  for (const r of rows) process.stdout.write(`${line([r.name, String(r.requests), r.rps.toFixed(0), r.p50.toFixed(1), r.p99.toFixed(1)])}\n`);
+  process.stdout.write(`${title}\n${line(['variant', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'cpu ms'])}\n`);
+  for (const r of rows) process.stdout.write(`${line([r.name, String(r.requests), r.rps.toFixed(0), r.p50.toFixed(1), r.p99.toFixed(1), r.cpuMsPerRequest.toFixed(2)])}\n`);
   const by = Object.fromEntries(rows.map((r) => [r.name, r]));
   const text = ratios
     .filter(([a, b]) => by[a] && by[b])
@@ -539,7 +544,11 @@ async function benchDatabase(label: string, db: Database, peers: Peer[], serverS
       { name: 'raw', request: get(`${bench.base}/raw${store}/returns`) },
       { name: 'sql', request: get(`${bench.base}/sql/returns`) },
       { name: 'memory', request: get(`${memoryBase}/v2.2${store}/returns?page-size=${PAGE}`) },
-      ...peers.map((peer) => ({ name: peerVariant(peer), request: { url: peer.url, method: 'POST', headers: { 'content-type': 'application/json' }, bodies: [peerPageBody(fixture)] } })),
+      ...peers.map((peer) => ({
+        name: peerVariant(peer),
+        request: { url: peer.url, method: 'POST', headers: { 'content-type': 'application/json' }, bodies: [peerPageBody(fixture)] },
+        cpuMs: () => cpuMsOf(peer.pid),
+      })),
     ];
     const lookup: Variant[] = [
       { name: 'sofa', request: get(`${bench.base}/sofa/store?${PREAUTHORIZED}`) },
@@ -574,22 +583,25 @@ async function benchDatabase(label: string, db: Database, peers: Peer[], serverS
       process.stdout.write(`${label}: statements per page counted by the server (pg_stat_statements; the poll counts its first request too): ${counted.join(', ')}\n`);
     }
     const results: Partial<Results> = {};
-    if (!ONLY_RETURNS) {
+    if (ONLY.length === 0) {
       const upsertRows = await measureLoad(upsert, load('upsert'));
       printTable(`${label}: customer upsert (${CONCURRENCY} connections, ${SECONDS} s each; ${EMAILS} e-mails, so creates then updates)`, upsertRows, PAGE_RATIOS);
       results.upsert = upsertRows;
     }
-    const loadBefore = os.loadavg();
-    const returnRows = await measureLoad(returns, load('returns'));
-    printTable(
-      `${label}: returns list, one page of ${PAGE} (${CONCURRENCY} connections, ${SECONDS} s each${peers.length ? `; peers: ${peers.map((p) => p.name).join(', ')}` : ''}; load average ${loadBefore.map((l) => l.toFixed(1)).join(' ')} before, ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} after)`,
-      returnRows,
-      PAGE_RATIOS,
-    );
-    results.returns = returnRows;
-    if (ONLY_RETURNS) return results as Results;
-    printTable(`${label}: the store lookup, the cheapest operation, client authenticated once: SOFA's route handling against a route table's`, await measureLoad(lookup, load('lookup')), PAGE_RATIOS);
-    await benchOtherReads(label, db, `${appBase}`, bench.base, fixture, headers, load('reads'));
+    if (measures('returns')) {
+      const loadBefore = os.loadavg();
+      const returnRows = await measureLoad(returns, load('returns'));
+      printTable(
+        `${label}: returns list, one page of ${PAGE} (${CONCURRENCY} connections, ${SECONDS} s each${peers.length ? `; peers: ${peers.map((p) => p.name).join(', ')}` : ''}; load average ${loadBefore.map((l) => l.toFixed(1)).join(' ')} before, ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} after)`,
+        returnRows,
+        PAGE_RATIOS,
+      );
+      results.returns = returnRows;
+    }
+    if (ONLY.length === 0) {
+      printTable(`${label}: the store lookup, the cheapest operation, client authenticated once: SOFA's route handling against a route table's`, await measureLoad(lookup, load('lookup')), PAGE_RATIOS);
+    }
+    if (measures('warehouse')) await benchOtherReads(label, db, `${appBase}`, bench.base, fixture, headers, load('reads'));
     return results as Results;
   } finally {
     await bench.close();
@@ -628,17 +640,19 @@ async function benchOtherReads(
   options: Parameters<typeof measureLoad>[1],
 ): Promise<void> {
   const store = `/stores/${fixture.storeId}`;
-  const reads: [string, string][] = [
+  const warehouse: [string, string] = [`warehouse return list (${RETURNS} returns)`, '/api/v1/warehouse/return/list'];
+  const reads: [string, string][] = ONLY.length > 0 ? [warehouse] : [
     ['GET order', `/v2.2${store}/orders/${fixture.orderId}`],
     ['GET customer', `/v2.2${store}/customers?email=${encodeURIComponent(fixture.customerEmail)}`],
     [`inventory levels, page of ${PAGE}`, `/v2.2${store}/inventory-levels?page-size=${PAGE}`],
-    [`warehouse return list (${RETURNS} returns)`, '/api/v1/warehouse/return/list'],
+    warehouse,
     [`/v3/rest returns, page of ${PAGE}`, `/v3/rest/returns?first=${PAGE}`],
   ];
   for (const [name, path] of reads) {
     await fetch(`${appBase}${path}`, { headers }).then((r) => r.text());
     const statements = await statementsOf(db, () => fetch(`${appBase}${path}`, { headers }));
     replays.set(name, statements);
+    const loadBefore = os.loadavg();
     const rows = await measureLoad(
       [
         { name: 'door', request: { url: `${appBase}${path}`, headers } },
@@ -646,7 +660,8 @@ async function benchOtherReads(
       ],
       options,
     );
-    printTable(`${label}: ${name} (${path.replace(fixture.storeId, '{id}')}): ${statements.length} statement(s)`, rows, [['door', 'replay']]);
+    const loads = [loadBefore, os.loadavg()].map((l) => l.map((v) => v.toFixed(1)).join(' '));
+    printTable(`${label}: ${name} (${path.replace(fixture.storeId, '{id}')}): ${statements.length} statement(s); load average ${loads[0]} before, ${loads[1]} after`, rows, [['door', 'replay']]);
   }
 }
 
@@ -732,7 +747,7 @@ export async function run(): Promise<void> {
       await Promise.all(peers.map((peer) => peer.close()));
     }
   });
-  if (server && !ONLY_RETURNS) {
+  if (server && ONLY.length === 0) {
     const rps = (rows: Measured[], name: string) => rows.find((r) => r.name === name)!.rps;
     for (const operation of ['upsert', 'returns'] as const) {
       const ratios = ['rest', 'sql'].map((name) => `${name} ${(rps(embedded[operation], name) / rps(server![operation], name)).toFixed(2)}`);

@@ -120,47 +120,42 @@ export const MailingAddress = builder.objectRef<MailingAddressShape>('MailingAdd
 });
 
 /**
- * An item's amounts, computed once per item row a request reads: its discount, tax, amount
- * and refund fields each need all of them, and a selection of every field (a /v3/rest route)
- * asks for all four. Resolvers never change the rows they are given.
+ * `compute` of a row once per row a request reads, however many of its fields need it.
+ * Resolvers never change the rows they are given, so the row is the key. A row's fields resolve
+ * one after another, so the last row's value is kept in front of the WeakMap: a WeakMap lookup
+ * per field showed in the warehouse list's profile, beside the arithmetic it saved.
  */
-const itemAmounts = new WeakMap<object, ReturnItemAmounts>();
-function amountsOf(item: ItemAmountSource): ReturnItemAmounts {
-  let amounts = itemAmounts.get(item);
-  if (!amounts) {
-    amounts = returnItemAmounts(item);
-    itemAmounts.set(item, amounts);
-  }
-  return amounts;
+function perRow<Row extends object, T>(compute: (row: Row) => T): (row: Row) => T {
+  const byRow = new WeakMap<Row, T>();
+  let lastRow: Row | undefined;
+  let last: T | undefined;
+  return (row) => {
+    if (row === lastRow) return last!;
+    let value = byRow.get(row);
+    if (value === undefined) byRow.set(row, (value = compute(row)));
+    lastRow = row;
+    last = value;
+    return value;
+  };
 }
+
+/**
+ * An item's amounts: its discount, tax, amount and refund fields each need all of them, and a
+ * selection of every field (a /v3/rest route) asks for all four.
+ */
+const amountsOf = perRow<ItemAmountSource, ReturnItemAmounts>(returnItemAmounts);
 
 const REFUND_SELECT = { outcome: true, refundAmount: true, ...ITEM_AMOUNT_SELECT } as const;
 type RefundSource = Parameters<typeof itemRefundSplit>[0];
-const refundSplits = new WeakMap<object, RefundSplit>();
 
-/** An item's refund split once per row: the compat door selects refund, its tax and its item part together. */
-function refundSplitOf(item: RefundSource): RefundSplit {
-  let split = refundSplits.get(item);
-  if (!split) {
-    split = itemRefundSplit(item, amountsOf(item));
-    refundSplits.set(item, split);
-  }
-  return split;
-}
+/** An item's refund split: the compat door selects refund, its tax and its item part together. */
+const refundSplitOf = perRow<RefundSource, RefundSplit>((item) => itemRefundSplit(item, amountsOf(item)));
 
 /** What a return's totals read; usable as a Prisma `select` on Return. */
 const TOTALS_SELECT = { currency: true, items: { ...ITEMS_ON_RETURN, select: { removedAt: true, ...ITEM_AMOUNT_SELECT } } } as const;
 
-/** A return's totals, computed once per return row a request reads (its four total fields each need them). */
-const returnTotalsMemo = new WeakMap<object, ReturnTotals>();
-function totalsOf(ret: { items: Parameters<typeof returnTotals>[0] }): ReturnTotals {
-  let totals = returnTotalsMemo.get(ret);
-  if (!totals) {
-    totals = returnTotals(ret.items);
-    returnTotalsMemo.set(ret, totals);
-  }
-  return totals;
-}
+/** A return's totals (its four total fields each need them), from its items' amounts as their own fields have them. */
+const totalsOf = perRow<{ items: Parameters<typeof returnTotals>[0] }, ReturnTotals>((ret) => returnTotals(ret.items, amountsOf));
 
 export const ReturnItem = builder.prismaObject('ReturnItem', {
   // Select mode (builder.ts): every list of returns reads its items; what an import gave an

@@ -1,7 +1,7 @@
 // Scalars shared by every type group, and the Money object.
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
 import { builder } from './builder.ts';
-import { formatAmount, type DecimalValue } from '../domain/money.ts';
+import { formatAmount, type DecimalValue, type ExactAmount } from '../domain/money.ts';
 
 function badInput(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
@@ -94,7 +94,7 @@ export interface MoneyShape {
 }
 
 /** Money from a stored decimal; null when the amount is unset. */
-export function money(amount: DecimalValue | string | null | undefined, currency: string): MoneyShape | null {
+export function money(amount: ExactAmount | DecimalValue | string | null | undefined, currency: string): MoneyShape | null {
   if (amount === null || amount === undefined) return null;
   return { amount: formatAmount(amount, currency), currency };
 }

@@ -7,6 +7,7 @@ import type { Database } from '../../src/db/database.ts';
 import { UnsupportedRead } from '../../src/db/reads/compile.ts';
 import { toPlain } from '../../src/db/reads/plain.ts';
 import { seedDemo } from '../../src/domain/demo.ts';
+import { Decimal } from '../../src/domain/money.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { statementsDuring } from '../support/counts.ts';
@@ -191,6 +192,26 @@ describe('reads answer what Prisma answers, in one statement', () => {
     const option = await db.prisma.productFamilyOption.findFirstOrThrow({ where: { family: { storeId } } });
     await expectSame('productFamilyOption', 'findUnique', { where: { familyId_name: { familyId: option.familyId, name: option.name } } });
     await expectSame('return', 'count', { where: { storeId, status: { not: 'deleted' } } });
+  });
+});
+
+describe('reads made again', () => {
+  // A read's statement is compiled once and kept (reader.ts): a read made again must still be
+  // answered with its own values, whatever type carries them.
+  it('answer with their own values: the same read with other ones, a Date or its text, a Decimal or its text', async () => {
+    const products = await db.prisma.product.findMany({ where: { storeId }, select: { id: true }, orderBy: { id: 'asc' }, take: 3 });
+    const answers = [];
+    for (const round of [1, 2]) {
+      for (const { id } of products) answers.push([round, await expectSame('product', 'findMany', { where: { storeId, id }, select: { id: true, title: true } })]);
+    }
+    expect(new Set(answers.map(([, rows]) => JSON.stringify(rows))).size).toBe(products.length);
+    const since = new Date(Date.UTC(2026, 0, 1));
+    for (const createdAt of [{ gte: since }, { gte: since.toISOString() }, { lt: since }, { lt: since.toISOString() }]) {
+      await expectSame('return', 'count', { where: { storeId, createdAt } });
+    }
+    for (const price of [{ gte: new Decimal('123456789012345.6789') }, { gte: '123456789012345.6789' }, { lt: new Decimal('1e-4') }, { lt: '0.0001' }]) {
+      await expectSame('product', 'findMany', { where: { storeId, price }, select: { id: true, price: true }, orderBy: { id: 'asc' } });
+    }
   });
 });
 

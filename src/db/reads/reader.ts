@@ -111,6 +111,36 @@ async function columnOf<T>(channel: ReadChannel, compiled: CompiledRead, column:
 
 type Args = Record<string, unknown>;
 
+/** How many compiled statements a Reads keeps (the oldest go first): the reads a service repeats are a few hundred at most. */
+const COMPILED_READS_KEPT = 500;
+
+/** Thrown while keying a read that holds a value whose JSON text could stand for another value. */
+class Unkeyable extends Error {}
+
+/**
+ * JSON.stringify's replacer for a read's key: plain values only, and Dates, whose JSON text is the
+ * ISO text the statement is given either way. A Decimal, a non-finite number or any other object
+ * could share its text with a value that compiles otherwise, so such a read is compiled afresh.
+ */
+function keyable(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  const original = this[key];
+  if (typeof original === 'number' && !Number.isFinite(original)) throw new Unkeyable();
+  if (typeof original === 'object' && original !== null && !Array.isArray(original) && !(original instanceof Date)) {
+    const prototype = Object.getPrototypeOf(original);
+    if (prototype !== Object.prototype && prototype !== null) throw new Unkeyable();
+  }
+  return value;
+}
+
+/** The read's key: its model, kind and arguments as text; undefined for one keyable cannot key (or a bigint, which JSON refuses). */
+function readKey(modelName: string, kind: ReadKind, args: Args | undefined): string | undefined {
+  try {
+    return `${modelName}\u0000${kind}\u0000${JSON.stringify(args ?? {}, keyable)}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The single-field unique key a findUnique names with a plain value (`{ id: 'ret_1' }`), by
  * which reads made in the same tick are answered by one statement, as Prisma batches them.
@@ -131,8 +161,24 @@ export function createReads(channel: ReadChannel, { searchTimeLimitMs = SEARCH_T
     const records = await columnOf<unknown>(channel, compiled, 'j', searchTimeLimitMs);
     return compiled.backward ? records.reverse() : records;
   };
+  // A statement is a function of its read alone, and compiling the read a page of returns makes took
+  // ~100 times as long as keying it: a read made again (a list polled, a page's first page) reuses it.
+  const compiledReads = new Map<string, CompiledRead & { backward: boolean }>();
+  const compile = (modelName: string, kind: ReadKind, args: Args | undefined) => {
+    const key = readKey(modelName, kind, args);
+    let compiled = key === undefined ? undefined : compiledReads.get(key);
+    if (!compiled) {
+      compiled = compileRead(readModel, modelName, kind, args);
+      if (key !== undefined) {
+        if (compiledReads.size >= COMPILED_READS_KEPT) compiledReads.delete(compiledReads.keys().next().value!);
+        compiledReads.set(key, compiled);
+      }
+    }
+    // Each run gets its own parameters: a driver may keep or change the array it is given.
+    return { ...compiled, params: [...compiled.params] };
+  };
   const delegate = (model: ReadModelModel) => {
-    const read = async (kind: ReadKind, args: Args | undefined) => run(compileRead(readModel, model.name, kind, args));
+    const read = async (kind: ReadKind, args: Args | undefined) => run(compile(model.name, kind, args));
     const batches = new Map<string, DataLoader<string | number, unknown>>();
     /** The loader of the findUniques that differ only in the value of `key`. */
     const batchOf = (key: string, args: Args) => {
@@ -177,7 +223,7 @@ export function createReads(channel: ReadChannel, { searchTimeLimitMs = SEARCH_T
       findFirst: (args?: Args) => first(args, false),
       findFirstOrThrow: (args?: Args) => first(args, true),
       count: async (args?: Args) => {
-        const [count] = await columnOf<number>(channel, compileRead(readModel, model.name, 'count', args), 'count', searchTimeLimitMs);
+        const [count] = await columnOf<number>(channel, compile(model.name, 'count', args), 'count', searchTimeLimitMs);
         return count;
       },
       countBy: async (by: string, args?: Args) => {

@@ -2,7 +2,7 @@
 // and what processing a return pays out per item and outcome.
 import { Prisma, type ReturnOutcome, type ReturnStatus } from '../../generated/prisma/client.ts';
 import { Invalid, type FieldIssue } from '../errors.ts';
-import { currencyExponent, Decimal, type DecimalValue } from '../money.ts';
+import { currencyExponent, ExactAmount, type DecimalValue } from '../money.ts';
 import type { Plain } from '../../db/reads/plain.ts';
 import { assertAllowed } from './status.ts';
 
@@ -34,17 +34,13 @@ export type ItemAmountSource = ItemAmountFields | Plain<ItemAmountFields>;
 export interface ReturnItemAmounts {
   currency: string;
   /** Price of one unit as ordered. */
-  unitPrice: DecimalValue;
+  unitPrice: ExactAmount;
   /** The line's discount, pro-rated to the returned units. */
-  discount: DecimalValue;
+  discount: ExactAmount;
   /** The order's tax, pro-rated by the returned value's share of the order subtotal. */
-  tax: DecimalValue;
+  tax: ExactAmount;
   /** What returning these units is worth: price less discount plus tax. */
-  amount: DecimalValue;
-}
-
-function roundTo(value: DecimalValue, currency: string): DecimalValue {
-  return value.toDecimalPlaces(currencyExponent(currency), Decimal.ROUND_HALF_UP);
+  amount: ExactAmount;
 }
 
 /**
@@ -64,20 +60,16 @@ export function returnItemUnitPrice(item: ItemAmountSource): { unitPrice: Decima
  */
 export function returnItemAmounts(item: ItemAmountSource): ReturnItemAmounts {
   const { unitPrice: price, currency } = returnItemUnitPrice(item);
-  const unitPrice = new Decimal(price);
+  const unitPrice = ExactAmount.of(price);
   const line = item.orderLineItem;
-  if (!line) {
-    const zero = new Decimal(0);
-    return { currency, unitPrice, discount: zero, tax: zero, amount: unitPrice.times(item.quantity) };
-  }
+  if (!line) return { currency, unitPrice, discount: ExactAmount.ZERO, tax: ExactAmount.ZERO, amount: unitPrice.times(item.quantity) };
+  const digits = currencyExponent(currency);
   const { totalTax, subtotalPrice } = line.order;
   const gross = unitPrice.times(item.quantity);
-  const discount = roundTo(new Decimal(line.discount ?? 0).times(item.quantity).dividedBy(Math.max(line.quantity, 1)), currency);
+  const discount = line.discount === null ? ExactAmount.ZERO : ExactAmount.of(line.discount).proRata(item.quantity, Math.max(line.quantity, 1), digits);
   const net = gross.minus(discount);
-  const tax =
-    totalTax !== null && subtotalPrice !== null && new Decimal(subtotalPrice).greaterThan(0)
-      ? roundTo(new Decimal(totalTax).times(net).dividedBy(subtotalPrice), currency)
-      : new Decimal(0);
+  const subtotal = subtotalPrice === null ? null : ExactAmount.of(subtotalPrice);
+  const tax = totalTax !== null && subtotal?.isPositive() ? ExactAmount.of(totalTax).proRata(net, subtotal, digits) : ExactAmount.ZERO;
   return { currency, unitPrice, discount, tax, amount: net.plus(tax) };
 }
 
@@ -89,45 +81,49 @@ export function returnItemAmounts(item: ItemAmountSource): ReturnItemAmounts {
 export function itemRefund(
   item: ItemAmountSource & { outcome: ReturnOutcome; refundAmount: DecimalValue | string | null },
   amounts: () => ReturnItemAmounts = () => returnItemAmounts(item),
-): DecimalValue {
-  if (item.outcome !== 'refund' && item.outcome !== 'credit') return new Decimal(0);
-  return item.refundAmount === null ? amounts().amount : new Decimal(item.refundAmount);
+): ExactAmount {
+  if (item.outcome !== 'refund' && item.outcome !== 'credit') return ExactAmount.ZERO;
+  return item.refundAmount === null ? amounts().amount : ExactAmount.of(item.refundAmount);
 }
 
 export interface ReturnTotals {
   /** Units at their price, before discounts and tax. */
-  product: DecimalValue;
-  discount: DecimalValue;
-  tax: DecimalValue;
+  product: ExactAmount;
+  discount: ExactAmount;
+  tax: ExactAmount;
   /** product - discount + tax: the sum of the items' amounts. */
-  total: DecimalValue;
+  total: ExactAmount;
 }
 
-/** The parts of the return's total, over the items still on it. */
-export function returnTotals(items: (ItemAmountSource & { removedAt: Date | string | null })[]): ReturnTotals {
-  const zero = new Decimal(0);
-  return items
-    .filter((item) => item.removedAt === null)
-    .reduce<ReturnTotals>(
-      (sums, item) => {
-        const amounts = returnItemAmounts(item);
-        return {
-          product: sums.product.plus(amounts.unitPrice.times(item.quantity)),
-          discount: sums.discount.plus(amounts.discount),
-          tax: sums.tax.plus(amounts.tax),
-          total: sums.total.plus(amounts.amount),
-        };
-      },
-      { product: zero, discount: zero, tax: zero, total: zero },
-    );
+/**
+ * The parts of the return's total, over the items still on it. `amountsOf` gives an item's
+ * amounts when a caller already has them (a read showing the items' amounts beside the totals).
+ */
+export function returnTotals<Item extends ItemAmountSource & { removedAt: Date | string | null }>(
+  items: Item[],
+  amountsOf: (item: Item) => ReturnItemAmounts = returnItemAmounts,
+): ReturnTotals {
+  let product = ExactAmount.ZERO;
+  let discount = ExactAmount.ZERO;
+  let tax = ExactAmount.ZERO;
+  let total = ExactAmount.ZERO;
+  for (const item of items) {
+    if (item.removedAt !== null) continue;
+    const amounts = amountsOf(item);
+    product = product.plus(amounts.unitPrice.times(item.quantity));
+    discount = discount.plus(amounts.discount);
+    tax = tax.plus(amounts.tax);
+    total = total.plus(amounts.amount);
+  }
+  return { product, discount, tax, total };
 }
 
 export interface RefundSplit {
-  refund: DecimalValue;
+  refund: ExactAmount;
   /** The item's tax in the share the refund pays of its amount (all of it for a full refund). */
-  tax: DecimalValue;
+  tax: ExactAmount;
   /** refund - tax. */
-  item: DecimalValue;
+  item: ExactAmount;
 }
 
 /** An item's refund and its tax and item parts, so that refund = refunded item + refunded tax. */
@@ -136,7 +132,7 @@ export function itemRefundSplit(
   amounts: ReturnItemAmounts,
 ): RefundSplit {
   const refund = itemRefund(item, () => amounts);
-  const tax = refund.isZero() || amounts.amount.isZero() ? new Decimal(0) : roundTo(amounts.tax.times(refund).dividedBy(amounts.amount), amounts.currency);
+  const tax = refund.isZero() || amounts.amount.isZero() ? ExactAmount.ZERO : amounts.tax.proRata(refund, amounts.amount, currencyExponent(amounts.currency));
   return { refund, tax, item: refund.minus(tax) };
 }
 
@@ -145,12 +141,12 @@ export interface ItemProcessing {
   itemId: string;
   outcome: ReturnOutcome;
   rejected: boolean;
-  amount: DecimalValue;
+  amount: ExactAmount;
 }
 
 export interface ProcessingAmounts {
-  refund: DecimalValue;
-  storeCredit: DecimalValue;
+  refund: ExactAmount;
+  storeCredit: ExactAmount;
   items: ItemProcessing[];
   /** Every item rejected: processing rejects the return instead, recording nothing. */
   rejectsReturn: boolean;
@@ -167,12 +163,12 @@ export function processingAmounts(
   chosen: ReadonlyMap<string, ReturnOutcome> = new Map(),
 ): ProcessingAmounts {
   const rejectsReturn = items.length > 0 && items.every((item) => rejected.has(item.id));
-  let refund = new Decimal(0);
-  let storeCredit = new Decimal(0);
+  let refund = ExactAmount.ZERO;
+  let storeCredit = ExactAmount.ZERO;
   const rows = items.map((item) => {
     const outcome = chosen.get(item.id) ?? item.outcome;
     const counted = !rejectsReturn && !rejected.has(item.id) && (outcome === 'refund' || outcome === 'credit');
-    const amount = counted ? returnItemAmounts(item).amount : new Decimal(0);
+    const amount = counted ? returnItemAmounts(item).amount : ExactAmount.ZERO;
     if (counted && outcome === 'refund') refund = refund.plus(amount);
     if (counted && outcome === 'credit') storeCredit = storeCredit.plus(amount);
     return { itemId: item.id, outcome, rejected: rejectsReturn || rejected.has(item.id), amount };

@@ -31,9 +31,9 @@ async function completeReturn(tx: Tx, target: LockedReturn): Promise<void> {
   const amounts = processingAmounts(items);
   for (const item of amounts.items) {
     if (item.outcome !== 'refund' && item.outcome !== 'credit') continue;
-    await tx.returnItem.update({ where: { id: item.itemId }, data: { refundAmount: item.amount } });
+    await tx.returnItem.update({ where: { id: item.itemId }, data: { refundAmount: item.amount.toFixed() } });
   }
-  await changeStatus(tx, target, 'process', { totalRefund: amounts.refund, totalStoreCredit: amounts.storeCredit });
+  await changeStatus(tx, target, 'process', { totalRefund: amounts.refund.toFixed(), totalStoreCredit: amounts.storeCredit.toFixed() });
 }
 
 /** Completes the return, recording what is refunded and what is credited. */
