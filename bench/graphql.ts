@@ -266,6 +266,9 @@ async function benchmark(db: CountingDatabase, label: string): Promise<void> {
     ['graphql-js', yogaOf(false)],
     ['graphql-jit', yogaOf(true)],
   ] as const) {
+    // graphql-jit resolves outside plugin-prisma's plan (its extra statements are loads by each
+    // row's id), and select-mode rows carry no id nobody reads: it fails there, which the service,
+    // on graphql-js, never meets. Said, and the bench goes on.
     const m = await measure(db, async () => {
       const gqlContext = contextFactory({ db, logger, services: contextServices(config) })({ auth, door: 'v3', requestId: 'bench' });
       const response = await yoga.fetch(
@@ -274,11 +277,16 @@ async function benchmark(db: CountingDatabase, label: string): Promise<void> {
         { gqlContext },
       );
       check(await response.json(), 100);
+    }).catch((error: Error) => {
+      if (executor === 'graphql-js') throw error;
+      process.stdout.write(`  ${executor.padEnd(12)} fails: ${error.message.slice(0, 120)}...\n`);
+      return undefined;
     });
+    if (!m) continue;
     medians[executor] = m.medianMs;
     process.stdout.write(`  ${executor.padEnd(12)} ${String(m.statements).padStart(3)} statements  median ${m.medianMs.toFixed(1)} ms\n`);
   }
-  process.stdout.write(`  graphql-jit / graphql-js median latency: ${(medians['graphql-jit'] / medians['graphql-js']).toFixed(2)}\n`);
+  if (medians['graphql-jit']) process.stdout.write(`  graphql-jit / graphql-js median latency: ${(medians['graphql-jit'] / medians['graphql-js']).toFixed(2)}\n`);
   // graphql-js once more with every read answered from memory: what the query costs above the database.
   const memoryDb = withReadsInMemory(db);
   const yoga = yogaOf(false);

@@ -156,7 +156,11 @@ export const builder = new SchemaBuilder<{
 // loaded the row planned it; so the columns nearly every selection of the type reads (a
 // product's title, a level's stock figures) sit in the type's own `select`, load with every
 // row, and their fields read the row directly. Types read as whole rows (returns, orders)
-// stay in include mode, where select mode measured no gain.
+// stay in include mode, where select mode measured no gain. A type whose id nothing but its
+// `id` field reads declares `id: false`: the `id` field selects it (registerNode), and a field
+// that cannot join its row's plan (the same relation asked twice with other arguments) makes
+// the plan load it, since such a field loads its data by its row's id (the patched
+// selection-mapper's loadKey).
 
 builder.queryType({
   description:

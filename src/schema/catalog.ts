@@ -210,8 +210,8 @@ export const ProductFamilyImageConnection = builder.connectionObject({ type: Pro
 
 export const Product = builder.prismaObject('Product', {
   description: "A product of the store's catalogue: one variant with one SKU, standalone or a variant of a product family",
-  // Select mode (builder.ts): the title loads with every product.
-  select: { id: true, title: true },
+  // Select mode (builder.ts): the title loads with every product, the id only for fields that read it.
+  select: { id: false, title: true },
   fields: (t) => ({
     title: t.string({ nullable: false, description: 'Name of the product, 1-255 characters', resolve: (p) => p.title }),
     description: t.exposeString('description', { nullable: false, description: 'Free-text description; empty string when none' }),
@@ -264,7 +264,7 @@ export const Product = builder.prismaObject('Product', {
       nullable: true,
       description: 'The attribute with this machine name and its value here; null when the account has no such attribute',
       args: { name: t.arg.string({ required: true, description: 'Machine name of the attribute, e.g. "material"' }) },
-      select: { storeId: true },
+      select: { id: true, storeId: true },
       resolve: (p, args, ctx) => attributeLoader(ctx).load({ storeId: p.storeId, owner: { productId: p.id }, name: args.name }),
     }),
     image: t.field({

@@ -28,8 +28,8 @@ export const InboundShipmentStatus = builder.enumType('InboundShipmentStatus', {
 
 export const InboundShipmentItem = builder.prismaObject('InboundShipmentItem', {
   description: 'One product on an inbound shipment, with the units shipped and received so far',
-  // Select mode (builder.ts).
-  select: { id: true },
+  // Select mode (builder.ts); the id loads only for fields that read it.
+  select: { id: false },
   fields: (t) => ({
     quantity: t.exposeInt('quantity', { nullable: false, description: 'Units shipped (at least 1)' }),
     receivedQuantity: t.exposeInt('receivedQuantity', { nullable: false, description: 'Units received in good condition so far' }),

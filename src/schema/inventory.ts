@@ -17,8 +17,8 @@ import { payloadType, withUserErrors } from './userErrors.ts';
 export const LocationInventoryLevel = builder.prismaObject('InventoryLevel', {
   name: 'LocationInventoryLevel',
   description: 'The stock of one product at one location, in units',
-  // Select mode (builder.ts): the stock figures load with every level.
-  select: { id: true, storeId: true, quantity: true, committed: true, reserved: true },
+  // Select mode (builder.ts): the stock figures load with every level, the id only for fields that read it.
+  select: { id: false, quantity: true, committed: true, reserved: true },
   fields: (t) => ({
     quantity: t.int({ nullable: false, description: 'Total units on hand at the location, committed, reserved and damaged ones included; never below 0', resolve: (level) => level.quantity }),
     available: t.int({
@@ -30,10 +30,15 @@ export const LocationInventoryLevel = builder.prismaObject('InventoryLevel', {
     reserved: t.int({ nullable: false, description: 'Units reserved across all reservation buckets (damaged units included); at most quantity', resolve: (level) => level.reserved }),
     buildable: t.exposeInt('buildable', { nullable: false, description: 'Units that could be built from components; not part of quantity or available' }),
     location: t.relation('location', { nullable: true, description: 'Where the stock is. Requires locations_read', authScopes: { scope: 'locations_read' } }),
-    product: t.relation('product', {
+    // The owner check reads the level's store, which loads with this field only: a level's
+    // other fields (a page of thousands of levels) do not carry it.
+    product: t.field({
+      type: Product,
       nullable: true,
       description: 'The product; readable only by the account owning it (others get FORBIDDEN and use inventoryProduct)',
+      select: (_args, _ctx, nestedSelection) => ({ storeId: true, product: nestedSelection(true) }),
       authScopes: (level, _args, ctx) => level.storeId === storeIdOf(ctx),
+      resolve: (level) => level.product,
     }),
     inventoryProduct: t.relation('product', {
       type: InventoryProduct,
@@ -80,8 +85,8 @@ builder.prismaObjectFields(Product, (t) => ({
 
 export const Location = builder.prismaObject('Location', {
   description: "A place that holds stock: a warehouse of the store or of a fulfillment service linked to it, with its address",
-  // Select mode (builder.ts): the name loads with every location.
-  select: { id: true, name: true },
+  // Select mode (builder.ts): the name loads with every location, the id only for fields that read it.
+  select: { id: false, name: true },
   fields: (t) => ({
     name: t.string({ nullable: false, description: 'Name of the location, 1-255 characters', resolve: (location) => location.name }),
     company: t.exposeString('company', { nullable: true, description: 'Company at the address; null when none' }),

@@ -131,8 +131,13 @@ export function fieldQuery(ctx: GraphQLContext, info: GraphQLResolveInfo, typeNa
  * loader itself demands the type's read scope and loads only what the caller's
  * store may see (`load` filters by store, and loads the selection below the node
  * with it through `fieldQuery`).
+ *
+ * The `id` field selects its column (plugin-prisma plans it like any field's `select`), so a
+ * prisma type in select mode may leave its id out of its own select (`id: false`) and load it
+ * only where the id is asked for: every row of a type whose select keeps it, or that is in
+ * include mode, has it anyway.
  */
-export function registerNode<Shape extends { id: string }>(
+export function registerNode<Shape extends object>(
   ref: ObjectRef<BuilderTypes, Shape>,
   options: {
     scope: Scope;
@@ -143,7 +148,12 @@ export function registerNode<Shape extends { id: string }>(
   },
 ): void {
   builder.nodeRef<Shape, string, typeof ref>(ref, {
-    id: { resolve: (row) => row.id, description: options.idDescription ?? idDescriptionOf(ref.name, options.scope) },
+    id: {
+      // The row carries its id wherever this field is selected: the field's select loads it.
+      resolve: (row) => (row as Shape & { id: string }).id,
+      description: options.idDescription ?? idDescriptionOf(ref.name, options.scope),
+      extensions: { pothosPrismaSelect: { id: true } },
+    },
     loadWithoutCache: (id, ctx, info) => {
       requireScope(ctx, options.scope, ref.name);
       return options.load(String(id), ctx, info);

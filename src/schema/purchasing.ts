@@ -57,6 +57,9 @@ export const PurchaseOrderItemConnection = builder.connectionObject({ type: Purc
 
 export const PurchaseOrder = builder.prismaObject('PurchaseOrder', {
   description: 'What the merchant ordered from a vendor, line by line; inbound shipments bring the goods',
+  // Select mode (builder.ts): a shipment's page of purchase orders loads the columns asked for, not whole
+  // orders, and the id only for fields that read it.
+  select: { id: false },
   fields: (t) => ({
     name: t.exposeString('name', { nullable: false, description: 'Name, unique within the store, e.g. "PO-1001" (1-100 characters)' }),
     vendor: t.exposeString('vendor', { nullable: true, description: 'The vendor ordered from; null when not given' }),

@@ -233,4 +233,10 @@ describe('batching and refusals', () => {
   it('refuses what it does not compile rather than guessing', async () => {
     await expect(db.reads.product.findMany({ distinct: ['vendor'] })).rejects.toThrow(UnsupportedRead);
   });
+
+  it('refuses a findUnique whose unique key is missing, as Prisma does, rather than answering the first row', async () => {
+    // A row that did not load its id (a select-mode type's) handed to a loader would ask this.
+    await expect(db.reads.location.findUnique({ where: { id: undefined as unknown as string } })).rejects.toThrow(UnsupportedRead);
+    await expect(db.reads.location.findUniqueOrThrow({ where: { storeId } as never })).rejects.toThrow(UnsupportedRead);
+  });
 });

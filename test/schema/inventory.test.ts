@@ -103,6 +103,31 @@ describe('locations', () => {
 });
 
 describe('inventoryLevels', () => {
+  it('answers a relation asked twice with other arguments, under rows whose type leaves its id out', async () => {
+    // Each level's location is planned once; the second alias cannot join that plan and loads on
+    // its own, by the level's id, which levels load only then.
+    type Levels = { nodes: { quantity: number; product: { title: string } }[] };
+    const data = await query<{ location: { inventoryLevels: { nodes: { first: { inventoryLevels: Levels }; all: { inventoryLevels: Levels } }[] } } }>(
+      server,
+      store.secret,
+      `query($id: ID!) { location(id: $id) { inventoryLevels(first: 2) { nodes {
+        first: location { inventoryLevels(first: 1) { nodes { quantity product { title } } } }
+        all: location { inventoryLevels(first: 10) { nodes { quantity product { title } } } } } } } }`,
+      { id: catalog.warehouseId },
+    );
+    const alone = await query<{ location: { inventoryLevels: Levels } }>(
+      server,
+      store.secret,
+      `query($id: ID!) { location(id: $id) { inventoryLevels(first: 10) { nodes { quantity product { title } } } } }`,
+      { id: catalog.warehouseId },
+    );
+    expect(alone.location.inventoryLevels.nodes.length).toBeGreaterThan(1);
+    for (const node of data.location.inventoryLevels.nodes) {
+      expect(node.all.inventoryLevels).toEqual(alone.location.inventoryLevels);
+      expect(node.first.inventoryLevels.nodes).toEqual(alone.location.inventoryLevels.nodes.slice(0, 1));
+    }
+  });
+
   it('exposes every field of a level, available = quantity - committed - reserved', async () => {
     const level = await server.db.prisma.inventoryLevel.findFirstOrThrow({ where: { productId: catalog.productIds[1], locationId: catalog.warehouseId } });
     await server.db.prisma.inventoryLevel.update({ where: { id: level.id }, data: { committed: 3, reserved: 2, buildable: 4 } });

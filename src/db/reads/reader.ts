@@ -8,7 +8,7 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import type * as runtime from '@prisma/client/runtime/client';
 import DataLoader from 'dataloader';
 import { readModel } from '../../generated/readModel.ts';
-import { compileCountBy, compileRead, type CompiledRead, type ReadKind } from './compile.ts';
+import { compileCountBy, compileRead, UnsupportedRead, type CompiledRead, type ReadKind } from './compile.ts';
 import type { ReadModelModel } from './model.ts';
 import { beforeStatement, storeChangesColumn, untakenChangesAlong, type StoreChanges } from '../storeChanges.ts';
 import { QUERY_CANCELED, type QueryOptions } from '../sqlChannel.ts';
@@ -154,6 +154,16 @@ function batchableKey(model: ReadModelModel, where: Args | undefined): string | 
   })?.name;
 }
 
+/**
+ * Whether `where` gives a value for one of the model's unique keys, as Prisma requires of a
+ * findUnique. A key left undefined would compile to no condition at all, and the read would
+ * answer whichever row came first: a row without the key (a select-mode row that did not load
+ * its id) must fail, not find some other store's record.
+ */
+function namesUniqueKey(model: ReadModelModel, where: Args | undefined): boolean {
+  return where !== undefined && model.uniques.some((unique) => where[unique.name] !== undefined && where[unique.name] !== null);
+}
+
 /** `reads.<model>` for every model of the read model, running each read on `channel`. */
 /** `searchTimeLimitMs`: how long a statement that searches text may run (SEARCH_TIME_LIMIT_MS). */
 export function createReads(channel: ReadChannel, { searchTimeLimitMs = SEARCH_TIME_LIMIT_MS }: { searchTimeLimitMs?: number } = {}): Reads {
@@ -206,6 +216,7 @@ export function createReads(channel: ReadChannel, { searchTimeLimitMs = SEARCH_T
       return loader;
     };
     const unique = async (args: Args, orThrow: boolean) => {
+      if (!namesUniqueKey(model, args.where as Args | undefined)) throw new UnsupportedRead(`findUnique of ${model.name} names no unique key`);
       const key = batchableKey(model, args.where as Args | undefined);
       const record = key ? await batchOf(key, args).load((args.where as Args)[key] as string | number) : ((await read('first', args))[0] ?? null);
       if (record === null && orThrow) throw new RecordNotFound(`No ${model.name} found`);
