@@ -7,6 +7,7 @@ import { Prisma, type Location, type Order, type Store } from '../generated/pris
 import { currencyCode, InputIssues, optionalText, requiredText, textList } from './inputChecks.ts';
 import { isEmail, normalizeEmail, parseIsoDateTime } from './customers.ts';
 import { Conflict, Invalid, isDomainError, type DomainError } from './errors.ts';
+import { auditContext } from './audit.ts';
 import { recordCoverageSold } from './coverage.ts';
 import { recordEvent, recordingCtes } from './events.ts';
 import { newId } from './ids.ts';
@@ -297,7 +298,8 @@ SELECT
      WHERE p."storeId" = $1 AND (p.id = ANY($3::text[]) OR p.sku = ANY($4::text[]))) AS products,
   (SELECT coalesce(jsonb_object_agg(email, id), '{}'::jsonb) FROM "Customer" WHERE "storeId" = $1 AND email = ANY($5::text[])) AS customers,
   (SELECT coalesce(jsonb_agg(id), '[]'::jsonb) FROM "CoverageProduct" WHERE "storeId" = $1 AND id = ANY($3::text[])) AS coverage,
-  (SELECT coalesce(jsonb_agg("externalId"), '[]'::jsonb) FROM "Order" WHERE "storeId" = $1 AND "externalId" = ANY($6::text[])) AS duplicates`;
+  (SELECT coalesce(jsonb_agg("externalId"), '[]'::jsonb) FROM "Order" WHERE "storeId" = $1 AND "externalId" = ANY($6::text[])) AS duplicates,
+  CASE WHEN $7::text IS NOT NULL THEN set_config('audit.context', $7::text, true) END AS audit_context`;
 
 interface OrderContext {
   store: StoreSource;
@@ -348,6 +350,8 @@ async function orderContexts(tx: Tx, storeId: string, orders: ParsedOrder[], com
     keys.skus,
     emails,
     orders.map((parsed) => parsed.externalId),
+    // The transaction's first statement (firstStatementNamesActor): the triggers of its writes read it.
+    auditContext(),
   );
   const store = row.store;
   if (!store) throw new Error(`store ${storeId} not found`);
@@ -762,7 +766,7 @@ export async function rewriteOrder(tx: Tx, storeId: string, order: Order, parsed
  */
 export async function createOrder(db: Db | Tx, storeId: string, input: OrderInput): Promise<Order> {
   const parsed = parseOrder(input);
-  return inTransaction(db, (tx) => insertOrder(tx, storeId, parsed));
+  return inTransaction(db, (tx) => insertOrder(tx, storeId, parsed), { firstStatementNamesActor: true });
 }
 
 export const MAX_IMPORTED_ORDERS = 1000;
@@ -837,7 +841,7 @@ async function importBatch(db: Db | Tx, storeId: string, batch: ParsedImport[], 
           }
           return results;
         },
-        { timeoutMs: 120_000 },
+        { timeoutMs: 120_000, firstStatementNamesActor: true },
       );
     } catch (error) {
       if (!(error instanceof RacedDuplicate) || !('$connect' in db) || attempt >= IMPORT_BATCH_ATTEMPTS) throw error;

@@ -65,12 +65,19 @@ describe('each door', () => {
     expect(change(entry, 'status')).toEqual({ field: 'status', before: 'open', after: 'flagged' });
   });
 
-  it('REST v2.2: an order created, with its lines under it, named by the id the server gave the request', async () => {
+  it('REST v2.2: an order created, with its lines under it, named by the id the server gave the request, in its read (no statement of its own)', async () => {
+    const statements: string[] = [];
+    const stop = server.db.onStatement(({ sql }) => statements.push(sql));
     const response = await call(server, 'POST', `/v2.2/stores/${store.storeId}/orders`, {
       secret: store.secret,
       body: { orderId: 'audit-rest-1', createdAt: '2026-11-20T10:00:00Z', lineItems: [{ id: 'l1', productId: 'p1', title: 'Mug', quantity: 2, price: 9.5 }] },
     });
+    stop();
     expect(response.status).toBe(200);
+    const written = statements.filter((s) => !/^\s*(BEGIN|COMMIT)|^-- Implicit/.test(s));
+    // The order's read names the actor to the triggers of the writes after it: no statement of its own does.
+    expect(written.filter((sql) => /^\s*SELECT set_config/.test(sql)), written.join('\n---\n')).toEqual([]);
+    expect(written.find((sql) => sql.includes('FROM "CoverageProduct"'))).toContain(`set_config('audit.context'`);
     const requestId = response.headers.get('x-request-id')!;
     const orderId = (response.body as { orderId: string }).orderId;
     const entries = await byRequest(requestId);
