@@ -7,19 +7,22 @@
 // grow with N (batched loading, no N+1). The HTTP requests come from a client in a process of its
 // own (bench/sequentialClient.mjs, one request after another on one kept-alive connection), so its
 // work (decoding and parsing 174 KB answers) never shares the service's event loop; it asks for
-// compression as a browser does (Accept-Encoding: br, gzip), so the service pays for compressing. Then the same query executed by yoga with
-// and without graphql-jit, in process, and with graphql-js on reads answered from memory
-// (bench/readsInMemory.ts: the query's cost above the database). The baseline: one hand-written SQL query returning
-// the same JSON for N = 100 (run in process, so it pays no HTTP or authentication).
-// BENCH_PROFILE=graphql writes a CPU profile of this process (the service alone) over the N = 100
-// requests over HTTP (bench/profiles/, one per database), with a summary.
+// compression as a browser does (Accept-Encoding: br, gzip), so the service pays for compressing. Then the same query executed by yoga
+// in process (the door's executor), and on reads answered from memory (bench/readsInMemory.ts: the
+// query's cost above the database). The baseline: one hand-written SQL query returning the same
+// JSON for N = 100 (run in process, so it pays no HTTP or authentication). The N = 100 requests
+// and the baseline's queries are timed in alternating rounds, so a change in the machine's load
+// (others share it) weighs on both sides of the ratio alike; beside the latencies, this process's
+// CPU per request (on PGlite the database's work included, as it runs in this thread).
+// BENCH_PROFILE=graphql writes a CPU profile of this process (the service alone) over RUNS more
+// N = 100 requests over HTTP, taken apart from the timed ones (bench/profiles/, one per database),
+// with a summary.
 import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { useGraphQlJit } from '@envelop/graphql-jit';
 import { graphqlJsExecution } from '../src/v3/door.ts';
 import { createYoga } from 'graphql-yoga';
 import { authenticate } from '../src/auth/authenticate.ts';
@@ -43,6 +46,8 @@ const SHIPMENTS = 100;
 const ITEMS_PER_SHIPMENT = 10;
 const PRODUCTS = 50;
 const RUNS = 25;
+/** The N = 100 comparison: this many rounds of RUNS / ROUNDS requests, then as many baseline queries. */
+const ROUNDS = 5;
 const PROFILED = (process.env.BENCH_PROFILE ?? '').split(',').includes('graphql');
 const PROFILE_DIR = fileURLToPath(new URL('./profiles', import.meta.url));
 const CLIENT = fileURLToPath(new URL('./sequentialClient.mjs', import.meta.url));
@@ -175,6 +180,12 @@ interface Measurement {
   medianMs: number;
 }
 
+/** This process's CPU time (user and system, every thread) in ms. */
+function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 /** Statements of one request (after a warm-up), then the median of RUNS requests. */
 async function measure(db: CountingDatabase, request: () => Promise<unknown>): Promise<Measurement> {
   await request();
@@ -224,93 +235,100 @@ async function benchmark(db: CountingDatabase, label: string): Promise<void> {
       lastAnswer: true,
     });
     if ('error' in result) throw new Error(`N=${n}: ${result.error}`);
+    if (count === 0) return result.latencies;
     if (n === 100 && result.answer.encoding === 'identity') throw new Error('the N = 100 answer came uncompressed: the bench would not measure what a client gets');
     check(JSON.parse(result.answer.text), n);
     return result.latencies;
   };
-  /** Statements of one request after a warm-up, then the median of RUNS requests (profiled into `profileFile`, if given). */
-  const overHttp = async (n: number, profileFile?: string): Promise<Measurement> => {
+  /** Statements of one request after a warm-up. */
+  const statementsOverHttp = async (n: number): Promise<number> => {
     await fromClient(n, 2, 0);
     db.statements = 0;
     await fromClient(n, 0, 1);
-    const statements = db.statements;
-    const profile = profileFile ? await startProfile() : undefined;
-    const latencies = await fromClient(n, 0, RUNS);
-    if (profile) await profile.stop(profileFile!);
-    return { statements, medianMs: median(latencies) };
+    return db.statements;
+  };
+  /** Statements of one request after a warm-up, then the median of RUNS requests. */
+  const overHttp = async (n: number): Promise<Measurement> => {
+    const statements = await statementsOverHttp(n);
+    return { statements, medianMs: median(await fromClient(n, 0, RUNS)) };
+  };
+  const handWritten = async (): Promise<void> => {
+    const [row] = await db.sql.query<{ answer: unknown }>(HAND_WRITTEN_SQL, [storeId, 100]);
+    const answer = typeof row.answer === 'string' ? JSON.parse(row.answer) : row.answer;
+    check(answer, 100);
+    JSON.stringify(answer);
   };
 
   process.stdout.write(`\n${label}: ${SHIPMENTS} shipments x ${ITEMS_PER_SHIPMENT} items, ${PRODUCTS} products at 2 locations\n`);
   process.stdout.write('over HTTP (/v3/graphql, authentication included; client in its own process, Accept-Encoding: br, gzip):\n');
   process.stdout.write('     N  SQL statements  median ms  load average\n');
-  let overHttp100: Measurement | undefined;
-  for (const n of [1, 10, 100]) {
-    const m = await overHttp(n, n === 100 && PROFILED ? path.join(PROFILE_DIR, `graphql-${label.split(' ')[0].toLowerCase()}-n100.cpuprofile`) : undefined);
-    if (n === 100) overHttp100 = m;
+  for (const n of [1, 10]) {
+    const m = await overHttp(n);
     process.stdout.write(`${String(n).padStart(6)}  ${String(m.statements).padStart(14)}  ${m.medianMs.toFixed(1).padStart(9)}  ${loadAverage()}\n`);
   }
+  const statements100 = await statementsOverHttp(100);
+  await handWritten();
+  await handWritten();
+  const timed = { http: [] as number[], sql: [] as number[] };
+  const cpuMs = { http: 0, sql: 0 };
+  for (let round = 0; round < ROUNDS; round++) {
+    // Each round's client process is new: its first request (a new connection, its own code not
+    // yet compiled) is a warm-up. Starting it costs this process CPU too (tens of ms): a client
+    // that sends the warm-up alone measures that, to take it off the timed requests' share.
+    let cpuBefore = ownCpuMs();
+    await fromClient(100, 1, 0);
+    const clientStartMs = ownCpuMs() - cpuBefore;
+    cpuBefore = ownCpuMs();
+    timed.http.push(...(await fromClient(100, 1, RUNS / ROUNDS)));
+    cpuMs.http += ownCpuMs() - cpuBefore - clientStartMs;
+    cpuBefore = ownCpuMs();
+    for (let i = 0; i < RUNS / ROUNDS; i++) {
+      const started = performance.now();
+      await handWritten();
+      timed.sql.push(performance.now() - started);
+    }
+    cpuMs.sql += ownCpuMs() - cpuBefore;
+  }
+  const overHttp100: Measurement = { statements: statements100, medianMs: median(timed.http) };
+  const sql: Measurement = { statements: 1, medianMs: median(timed.sql) };
+  process.stdout.write(`${String(100).padStart(6)}  ${String(statements100).padStart(14)}  ${overHttp100.medianMs.toFixed(1).padStart(9)}  ${loadAverage()}\n`);
+  if (PROFILED) {
+    const profile = await startProfile();
+    await fromClient(100, 0, RUNS);
+    await profile.stop(path.join(PROFILE_DIR, `graphql-${label.split(' ')[0].toLowerCase()}-n100.cpuprofile`));
+  }
 
-  // The executor alone: the same schema and context, yoga with the door's executor (graphql-js) and with graphql-jit.
+  // The executor alone: the same schema and context, yoga with the door's executor.
   const auth = await authenticate(db.prisma, secret);
   if ('status' in auth) throw new Error(auth.message);
-  const yogaOf = (jit: boolean) =>
-    createYoga<{ gqlContext: GraphQLContext }>({
-      schema,
-      logging: false,
-      plugins: jit ? [useGraphQlJit()] : [graphqlJsExecution],
-      context: ({ gqlContext }) => gqlContext,
-    });
-  process.stdout.write('executor only (yoga in process), N = 100:\n');
-  const medians: Record<string, number> = {};
-  for (const [executor, yoga] of [
-    ['graphql-js', yogaOf(false)],
-    ['graphql-jit', yogaOf(true)],
-  ] as const) {
-    // graphql-jit resolves outside plugin-prisma's plan (its extra statements are loads by each
-    // row's id), and select-mode rows carry no id nobody reads: it fails there, which the service,
-    // on graphql-js, never meets. Said, and the bench goes on.
-    const m = await measure(db, async () => {
-      const gqlContext = contextFactory({ db, logger, services: contextServices(config) })({ auth, door: 'v3', requestId: 'bench' });
-      const response = await yoga.fetch(
-        'http://bench/graphql',
-        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY, variables: { n: 100 } }) },
-        { gqlContext },
-      );
-      check(await response.json(), 100);
-    }).catch((error: Error) => {
-      if (executor === 'graphql-js') throw error;
-      process.stdout.write(`  ${executor.padEnd(12)} fails: ${error.message.slice(0, 120)}...\n`);
-      return undefined;
-    });
-    if (!m) continue;
-    medians[executor] = m.medianMs;
-    process.stdout.write(`  ${executor.padEnd(12)} ${String(m.statements).padStart(3)} statements  median ${m.medianMs.toFixed(1)} ms\n`);
-  }
-  if (medians['graphql-jit']) process.stdout.write(`  graphql-jit / graphql-js median latency: ${(medians['graphql-jit'] / medians['graphql-js']).toFixed(2)}\n`);
-  // graphql-js once more with every read answered from memory: what the query costs above the database.
-  const memoryDb = withReadsInMemory(db);
-  const yoga = yogaOf(false);
-  const inMemory = await measure(db, async () => {
-    const gqlContext = contextFactory({ db: memoryDb, logger, services: contextServices(config) })({ auth, door: 'v3', requestId: 'bench' });
+  const yoga = createYoga<{ gqlContext: GraphQLContext }>({
+    schema,
+    logging: false,
+    plugins: [graphqlJsExecution],
+    context: ({ gqlContext }) => gqlContext,
+  });
+  const inProcess = (readsFrom: Database) => async () => {
+    const gqlContext = contextFactory({ db: readsFrom, logger, services: contextServices(config) })({ auth, door: 'v3', requestId: 'bench' });
     const response = await yoga.fetch(
       'http://bench/graphql',
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY, variables: { n: 100 } }) },
       { gqlContext },
     );
     check(await response.json(), 100);
-  });
+  };
+  process.stdout.write('executor only (yoga in process), N = 100:\n');
+  const executor = await measure(db, inProcess(db));
+  process.stdout.write(`  graphql-js   ${String(executor.statements).padStart(3)} statements  median ${executor.medianMs.toFixed(1)} ms\n`);
+  // graphql-js once more with every read answered from memory: what the query costs above the database.
+  const inMemory = await measure(db, inProcess(withReadsInMemory(db)));
   if (inMemory.statements !== 0) throw new Error(`reads in memory still ran ${inMemory.statements} statements`);
   process.stdout.write(`  graphql-js, every read answered from memory: median ${inMemory.medianMs.toFixed(1)} ms\n`);
 
-  const sql = await measure(db, async () => {
-    const [row] = await db.sql.query<{ answer: unknown }>(HAND_WRITTEN_SQL, [storeId, 100]);
-    const answer = typeof row.answer === 'string' ? JSON.parse(row.answer) : row.answer;
-    check(answer, 100);
-    JSON.stringify(answer);
-  });
   process.stdout.write(
     `hand-written SQL, N = 100: 1 statement, median ${sql.medianMs.toFixed(1)} ms; ` +
-      `v3 over HTTP / SQL median latency: ${(overHttp100!.medianMs / sql.medianMs).toFixed(2)} (target <= 1.5); ` +
+      `v3 over HTTP / SQL median latency: ${(overHttp100.medianMs / sql.medianMs).toFixed(2)} (target <= 1.5; in ${ROUNDS} alternating rounds); ` +
+      `CPU of this process per request: v3 over HTTP ${(cpuMs.http / RUNS).toFixed(1)} ms, SQL ${(cpuMs.sql / RUNS).toFixed(1)} ms` +
+      (db.kind === 'pglite' ? ` (the database's work included), ratio ${(cpuMs.http / cpuMs.sql).toFixed(2)}; ` : ' (the database works in its own process); ') +
       `reads in memory / SQL: ${(inMemory.medianMs / sql.medianMs).toFixed(2)} (the least any change to how data is read could reach); ` +
       `load average ${loadAverage()}\n`,
   );

@@ -14,20 +14,26 @@ import { payloadType, withUserErrors } from './userErrors.ts';
 
 // ---------------------------------------------------------------- types
 
+/** A value only reads compute (db/reads/derived.ts), which Prisma's select type does not list. */
+const AVAILABLE_SELECT = { available: true } as Prisma.InventoryLevelSelect;
+
 export const LocationInventoryLevel = builder.prismaObject('InventoryLevel', {
   name: 'LocationInventoryLevel',
   description: 'The stock of one product at one location, in units',
-  // Select mode (builder.ts): the stock figures load with every level, the id only for fields that read it.
-  select: { id: false, quantity: true, committed: true, reserved: true },
+  // Select mode (builder.ts): each stock figure loads for the field that reads it, `available`
+  // computed by the statement (db/reads/derived.ts), so a level read for it alone carries one
+  // number, not the three it is made of.
+  select: { id: false },
   fields: (t) => ({
-    quantity: t.int({ nullable: false, description: 'Total units on hand at the location, committed, reserved and damaged ones included; never below 0', resolve: (level) => level.quantity }),
+    quantity: t.exposeInt('quantity', { nullable: false, description: 'Total units on hand at the location, committed, reserved and damaged ones included; never below 0' }),
     available: t.int({
       nullable: false,
       description: 'Available to sell: quantity - committed - reserved; negative when orders committed more than was on hand (oversold)',
-      resolve: inventory.availableOf,
+      select: AVAILABLE_SELECT,
+      resolve: (level) => (level as unknown as { available: number }).available,
     }),
-    committed: t.int({ nullable: false, description: 'Units committed to existing orders; orders may commit past quantity', resolve: (level) => level.committed }),
-    reserved: t.int({ nullable: false, description: 'Units reserved across all reservation buckets (damaged units included); at most quantity', resolve: (level) => level.reserved }),
+    committed: t.exposeInt('committed', { nullable: false, description: 'Units committed to existing orders; orders may commit past quantity' }),
+    reserved: t.exposeInt('reserved', { nullable: false, description: 'Units reserved across all reservation buckets (damaged units included); at most quantity' }),
     buildable: t.exposeInt('buildable', { nullable: false, description: 'Units that could be built from components; not part of quantity or available' }),
     location: t.relation('location', { nullable: true, description: 'Where the stock is. Requires locations_read', authScopes: { scope: 'locations_read' } }),
     // The owner check reads the level's store, which loads with this field only: a level's

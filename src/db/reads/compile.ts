@@ -7,6 +7,7 @@
 //
 // The compiler is generic over the read model (src/generated/readModel.ts). A Prisma
 // argument it does not know is refused with UnsupportedRead rather than guessed at.
+import { DERIVED_VALUES } from './derived.ts';
 import type { ReadModel, ReadModelField, ReadModelModel } from './model.ts';
 
 export class UnsupportedRead extends Error {}
@@ -185,11 +186,26 @@ class Statement {
         continue;
       }
       const field = this.field(model, key);
-      if (!field) throw new UnsupportedRead(`${model.name} has no field ${key}`);
+      if (!field) {
+        entries.push([key, this.derived(model, alias, key)]);
+        continue;
+      }
       if (field.kind === 'object') entries.push([key, this.relation(model, alias, field, value === true ? {} : (value as Args), joins)]);
       else entries.push([key, this.scalar(alias, field)]);
     }
     return jsonObject(entries);
+  }
+
+  /** A value derived.ts defines for `model`, computed from the row's columns at `alias`. */
+  private derived(model: ReadModelModel, alias: string, name: string): string {
+    const values = Object.hasOwn(DERIVED_VALUES, model.name) ? DERIVED_VALUES[model.name] : {};
+    const value = Object.hasOwn(values, name) ? values[name] : undefined;
+    if (!value) throw new UnsupportedRead(`${model.name} has no field ${name}`);
+    return `(${value.sql((fieldName) => {
+      const field = this.field(model, fieldName);
+      if (!field || field.kind === 'object') throw new UnsupportedRead(`${model.name}.${name} derives from ${fieldName}, no column`);
+      return this.column(alias, field.column);
+    })})`;
   }
 
   /** `_count: true | { select: { relation: true | { where } } }` as Prisma answers it. */
