@@ -31,6 +31,18 @@ export interface CompiledRead {
   searches: boolean;
 }
 
+/**
+ * Where the read's Dates went: `params[index]` is `date`'s text (parameterText) for each slot;
+ * `elsewhere` when a Date also went into a list or a pattern's text. The compiler never writes a
+ * value into the statement's text and decides its shape by a value's kind (null, a Date, an
+ * object ...) alone, so where `elsewhere` is false the same text serves the read with other Dates
+ * in the slots (reader.ts keys reads so).
+ */
+export interface DateSlots {
+  slots: { index: number; date: Date }[];
+  elsewhere: boolean;
+}
+
 type Args = Record<string, unknown>;
 type Where = Record<string, unknown>;
 
@@ -64,6 +76,7 @@ interface OrderTerm {
 /** One compilation: the parameters collected so far, the aliases handed out and the columns read through each. */
 class Statement {
   readonly params: unknown[] = [];
+  readonly dates: DateSlots = { slots: [], elsewhere: false };
   private aliases = 0;
   /** Per alias, the columns the statement reads from its rows: what a page's subquery must carry out. */
   private readonly columnsRead = new Map<string, Set<string>>();
@@ -100,7 +113,9 @@ class Statement {
 
   /** A parameter placeholder cast to the column's type, so every statement text is typed and reusable. */
   param(value: unknown, field: ReadModelField, list = false): string {
-    this.params.push(list ? arrayLiteral(value as unknown[]) : toParam(value));
+    if (value instanceof Date && !list) this.dates.slots.push({ index: this.params.length, date: value });
+    else if (holdsDate(value)) this.dates.elsewhere = true;
+    this.params.push(list ? arrayLiteral(value as unknown[]) : parameterText(value));
     return `$${this.params.length}::${this.sqlType(field)}${list ? '[]' : ''}`;
   }
 
@@ -531,6 +546,7 @@ class Statement {
         case 'contains':
         case 'startsWith':
         case 'endsWith': {
+          if (holdsDate(operand)) this.dates.elsewhere = true;
           const escaped = String(operand).replace(/[\\%_]/g, (c) => `\\${c}`);
           const pattern = op === 'contains' ? `%${escaped}%` : op === 'startsWith' ? `${escaped}%` : `%${escaped}`;
           parts.push(`${column} ${insensitive ? 'ILIKE' : 'LIKE'} ${this.textParam(pattern)}`);
@@ -587,7 +603,15 @@ class Statement {
   }
 }
 
-function toParam(value: unknown): unknown {
+/** Whether a Date is `value` or inside it (a list's item, an object's value). */
+function holdsDate(value: unknown): boolean {
+  if (value instanceof Date) return true;
+  if (typeof value !== 'object' || value === null) return false;
+  return (Array.isArray(value) ? value : Object.values(value)).some(holdsDate);
+}
+
+/** A value as the statement's parameter: a Date as its ISO text, a Decimal or bigint as its digits, an object as JSON. */
+export function parameterText(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'bigint') return value.toString();
   if (isDecimalLike(value)) return value.toFixed();
@@ -601,7 +625,7 @@ function toParam(value: unknown): unknown {
  */
 function arrayLiteral(values: unknown[]): string {
   const items = values.map((value) => {
-    const param = toParam(value);
+    const param = parameterText(value);
     return param === null || param === undefined ? 'NULL' : `"${String(param).replace(/[\\"]/g, (c) => `\\${c}`)}"`;
   });
   return `{${items.join(',')}}`;
@@ -677,7 +701,7 @@ export function compileCountBy(readModel: ReadModel, modelName: string, by: stri
  * One statement for a read of `modelName`: `many` and `first` answer one row per record in a
  * column `j` (the record as JSON), `count` one row with `count`.
  */
-export function compileRead(readModel: ReadModel, modelName: string, kind: ReadKind, args: Args = {}): CompiledRead & { backward: boolean } {
+export function compileRead(readModel: ReadModel, modelName: string, kind: ReadKind, args: Args = {}): CompiledRead & { backward: boolean; dates: DateSlots } {
   const statement = new Statement(readModel);
   const model = statement.modelOf(modelName);
   const alias = statement.alias();
@@ -687,7 +711,7 @@ export function compileRead(readModel: ReadModel, modelName: string, kind: ReadK
       throw new UnsupportedRead('count takes only where');
     }
     const sql = `SELECT count(*)::int AS count FROM ${quote(model.table)} ${alias}${where ? ` WHERE ${where}` : ''}`;
-    return { sql, params: statement.params, searches: statement.searches, backward: false };
+    return { sql, params: statement.params, searches: statement.searches, backward: false, dates: statement.dates };
   }
   const page = statement.page(model, kind === 'first' ? { ...args, take: args.take === undefined ? 1 : Math.sign(args.take as number) || 1 } : args);
   const order = statement.orderBy(model, alias, args.orderBy);
@@ -702,5 +726,5 @@ export function compileRead(readModel: ReadModel, modelName: string, kind: ReadK
   const sql =
     `SELECT ${row} AS j FROM ${quote(model.table)} ${alias}${order.joins}` +
     `${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}${orderClause(scan)}${limits}`;
-  return { sql, params: statement.params, searches: statement.searches, backward: page.backward };
+  return { sql, params: statement.params, searches: statement.searches, backward: page.backward, dates: statement.dates };
 }

@@ -8,7 +8,7 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import type * as runtime from '@prisma/client/runtime/client';
 import DataLoader from 'dataloader';
 import { readModel } from '../../generated/readModel.ts';
-import { compileCountBy, compileRead, UnsupportedRead, type CompiledRead, type ReadKind } from './compile.ts';
+import { compileCountBy, compileRead, parameterText, UnsupportedRead, type CompiledRead, type ReadKind } from './compile.ts';
 import type { ReadModelModel } from './model.ts';
 import { beforeStatement, storeChangesColumn, untakenChangesAlong, type StoreChanges } from '../storeChanges.ts';
 import { QUERY_CANCELED, type QueryOptions } from '../sqlChannel.ts';
@@ -114,31 +114,80 @@ type Args = Record<string, unknown>;
 /** How many compiled statements a Reads keeps (the oldest go first): the reads a service repeats are a few hundred at most. */
 const COMPILED_READS_KEPT = 500;
 
-/** Thrown while keying a read that holds a value whose JSON text could stand for another value. */
+/** Thrown while keying a read that holds a value whose text could stand for another value. */
 class Unkeyable extends Error {}
 
 /**
- * JSON.stringify's replacer for a read's key: plain values only, and Dates, whose JSON text is the
- * ISO text the statement is given either way. A Decimal, a non-finite number or any other object
- * could share its text with a value that compiles otherwise, so such a read is compiled afresh.
+ * A read's shape as text: plain values as JSON writes them and each Date as `@`, which no JSON
+ * value is, its Date pushed onto `dates` (in the order copyDates meets them). A Decimal, a
+ * non-finite number, a bigint or any other object could share its text with a value that
+ * compiles otherwise: Unkeyable.
  */
-function keyable(this: Record<string, unknown>, key: string, value: unknown): unknown {
-  const original = this[key];
-  if (typeof original === 'number' && !Number.isFinite(original)) throw new Unkeyable();
-  if (typeof original === 'object' && original !== null && !Array.isArray(original) && !(original instanceof Date)) {
-    const prototype = Object.getPrototypeOf(original);
-    if (prototype !== Object.prototype && prototype !== null) throw new Unkeyable();
+function shapeText(value: unknown, dates: Date[]): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      if (!Number.isFinite(value)) throw new Unkeyable();
+      return String(value);
+    case 'object':
+      break;
+    default:
+      throw new Unkeyable();
   }
-  return value;
+  if (value === null) return 'null';
+  if (value instanceof Date) {
+    dates.push(value);
+    return '@';
+  }
+  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'u' : shapeText(item, dates))).join(',')}]`;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) throw new Unkeyable();
+  let text = '{';
+  for (const [key, item] of Object.entries(value)) if (item !== undefined) text += `${JSON.stringify(key)}:${shapeText(item, dates)},`;
+  return `${text}}`;
 }
 
-/** The read's key: its model, kind and arguments as text; undefined for one keyable cannot key (or a bigint, which JSON refuses). */
-function readKey(modelName: string, kind: ReadKind, args: Args | undefined): string | undefined {
+/** The read's key (model, kind, shape) and its Dates; undefined for a read shapeText cannot key. */
+export function readShape(modelName: string, kind: ReadKind, args: Args | undefined): { key: string; dates: Date[] } | undefined {
+  const dates: Date[] = [];
   try {
-    return `${modelName}\u0000${kind}\u0000${JSON.stringify(args ?? {}, keyable)}`;
-  } catch {
-    return undefined;
+    return { key: `${modelName}\u0000${kind}\u0000${shapeText(args ?? {}, dates)}`, dates };
+  } catch (error) {
+    if (error instanceof Unkeyable) return undefined;
+    throw error;
   }
+}
+
+/**
+ * `value` with each Date a copy of its own, pushed onto `copies` in the order shapeText meets
+ * them, in a read shapeText keyed (plain objects only): a Date object given twice (a keyset
+ * page's bound is) then stands for one place in the key each time.
+ */
+function copyDates(value: unknown, copies: Date[]): unknown {
+  if (value instanceof Date) {
+    const copy = new Date(value.getTime());
+    copies.push(copy);
+    return copy;
+  }
+  if (Array.isArray(value)) return value.map((item) => (item === undefined ? item : copyDates(item, copies)));
+  if (typeof value !== 'object' || value === null) return value;
+  const copy: Args = {};
+  for (const [key, item] of Object.entries(value)) copy[key] = item === undefined ? item : copyDates(item, copies);
+  return copy;
+}
+
+/** A kept statement: each slot's parameter is the text of the read's Date at `position` (in shapeText's order). */
+type KeptRead = CompiledRead & { backward: boolean; dateSlots: { index: number; position: number }[] };
+
+/** The statement of a read with `dates` in its slots. */
+function withDates(kept: KeptRead, dates: Date[]): CompiledRead & { backward: boolean } {
+  // Each run gets its own parameters: a driver may keep or change the array it is given.
+  const params = [...kept.params];
+  for (const { index, position } of kept.dateSlots) params[index] = parameterText(dates[position]);
+  return { sql: kept.sql, params, searches: kept.searches, backward: kept.backward };
 }
 
 /**
@@ -171,21 +220,25 @@ export function createReads(channel: ReadChannel, { searchTimeLimitMs = SEARCH_T
     const records = await columnOf<unknown>(channel, compiled, 'j', searchTimeLimitMs);
     return compiled.backward ? records.reverse() : records;
   };
-  // A statement is a function of its read alone, and compiling the read a page of returns makes took
-  // ~100 times as long as keying it: a read made again (a list polled, a page's first page) reuses it.
-  const compiledReads = new Map<string, CompiledRead & { backward: boolean }>();
-  const compile = (modelName: string, kind: ReadKind, args: Args | undefined) => {
-    const key = readKey(modelName, kind, args);
-    let compiled = key === undefined ? undefined : compiledReads.get(key);
-    if (!compiled) {
-      compiled = compileRead(readModel, modelName, kind, args);
-      if (key !== undefined) {
-        if (compiledReads.size >= COMPILED_READS_KEPT) compiledReads.delete(compiledReads.keys().next().value!);
-        compiledReads.set(key, compiled);
-      }
-    }
-    // Each run gets its own parameters: a driver may keep or change the array it is given.
-    return { ...compiled, params: [...compiled.params] };
+  // A statement is a function of its read's shape: compiling the read a page of returns makes took
+  // ~100 times as long as keying it, so a read made again (a list polled, a page's first page, a
+  // window ending now) reuses it with its own Dates in the statement's date slots.
+  const compiledReads = new Map<string, KeptRead>();
+  const compile = (modelName: string, kind: ReadKind, args: Args | undefined): CompiledRead & { backward: boolean } => {
+    const shape = readShape(modelName, kind, args);
+    if (!shape) return compileRead(readModel, modelName, kind, args);
+    const kept = compiledReads.get(shape.key);
+    if (kept) return withDates(kept, shape.dates);
+    const copies: Date[] = [];
+    const { dates, ...compiled } = compileRead(readModel, modelName, kind, copyDates(args, copies) as Args | undefined);
+    const positions = new Map(copies.map((copy, position) => [copy, position]));
+    const dateSlots = dates.slots.map(({ index, date }) => ({ index, position: positions.get(date)! }));
+    // A Date that went into a list or a pattern is in the statement as its value: that read is compiled afresh.
+    if (dates.elsewhere) return compiled;
+    if (compiledReads.size >= COMPILED_READS_KEPT) compiledReads.delete(compiledReads.keys().next().value!);
+    const fresh: KeptRead = { ...compiled, dateSlots };
+    compiledReads.set(shape.key, fresh);
+    return withDates(fresh, shape.dates);
   };
   const delegate = (model: ReadModelModel) => {
     const read = async (kind: ReadKind, args: Args | undefined) => run(compile(model.name, kind, args));
