@@ -122,9 +122,9 @@ export const MailingAddress = builder.objectRef<MailingAddressShape>('MailingAdd
 /**
  * `compute` of a row once per row a request reads, however many of its fields need it. The
  * value rides on the row under a symbol of its own, not enumerable, so JSON, the row's keys and
- * a copy of the row (spread, Object.assign) leave it behind: resolvers never change a row's
- * fields, and a row lives for one request. A WeakMap (one entry per item per request, held
- * until a collection and weighed again by it) was ~3.5% of the warehouse list's CPU.
+ * a copy of the row (spread, Object.assign) leave it behind; resolvers never change a row's
+ * fields, so the value stays the row's. A WeakMap (an entry per item per request, held until a
+ * collection and weighed again by it) was ~3.5% of the warehouse list's CPU.
  */
 function perRow<Row extends object, T>(compute: (row: Row) => T): (row: Row) => T {
   const held = Symbol('perRow');
