@@ -14,7 +14,7 @@
 // /v2.2/stores/{id}/orders/bulk, 1,000 a request: orders/s and the service's peak RSS.
 //
 // Then statements per order as PostgreSQL counts them (pg_stat_statements, top-level statements,
-// sorted into BEGIN/COMMIT, the audit context and the others), when BENCH_STATEMENTS_URL names a server that loads it
+// sorted into BEGIN/COMMIT, a statement of its own naming the audit context and the others), when BENCH_STATEMENTS_URL names a server that loads it
 // (shared_preload_libraries=pg_stat_statements; README, Benchmarks): for this code and, with
 // BENCH_ORDERS_BEFORE=<a checkout with its node_modules>, for that code, whose own seed and
 // in-process server (bench/writeLoads.ts, same names there) make the orders.
@@ -212,7 +212,7 @@ async function statementsPerOrder(root: string, adminUrl: string): Promise<strin
       await admin.query('SELECT pg_stat_statements_reset()');
       await send(COUNTED_ORDERS);
       const { rows } = await admin.query<{ kind: string; calls: number }>(
-        `SELECT CASE WHEN query ~* '^\\s*(BEGIN|COMMIT|ROLLBACK)' THEN 'BEGIN/COMMIT' WHEN query ~* 'set_config' THEN 'audit context' ELSE 'other' END AS kind, sum(calls)::int AS calls
+        `SELECT CASE WHEN query ~* '^\\s*(BEGIN|COMMIT|ROLLBACK)' THEN 'BEGIN/COMMIT' WHEN query ~* '^\\s*SELECT set_config' THEN 'audit context' ELSE 'other' END AS kind, sum(calls)::int AS calls
          FROM pg_stat_statements WHERE dbid = $1 GROUP BY 1 ORDER BY 1`,
         [database[0].oid],
       );
