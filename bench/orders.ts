@@ -26,7 +26,7 @@ import pg from 'pg';
 import { openDatabase } from '../src/db/client.ts';
 import type { Database } from '../src/db/database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
-import { exited, residentMb, startService, type Service } from '../test/support/service.ts';
+import { exited, heapFlags, residentMb, startService, type Service } from '../test/support/service.ts';
 import { cpuMsOf, databaseCpuMeter, measureLoad, type LoadRequest, type Variant } from './load.ts';
 import { dropOnInterrupt, scratchDatabase } from './scratchDatabase.ts';
 import { orderCreateLoad, stockedStore, type StockedStore } from './writeLoads.ts';
@@ -46,7 +46,7 @@ const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 
 /** The floor server on `databaseUrl`, once it listens. */
 function startFloor(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [FLOOR], { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...heapFlags, FLOOR], { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {

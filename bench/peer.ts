@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { heapFlags } from '../test/support/service.ts';
 
 const PEERS_HOME = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.cache', 'bench-peers');
 const V4 = '4.14.1';
@@ -114,7 +115,8 @@ async function startPeer(kind: PeerKind, databaseUrl: string): Promise<Peer | un
   }
   const port = await freePort();
   const [binary, args] = kind.command(homeOf(kind), databaseUrl, port);
-  const child: ChildProcess = spawn(binary, args, { env: { ...process.env, NODE_ENV: 'production' }, stdio: 'ignore' });
+  // Both peers' commands run a node binary: each gets the heap the service runs with.
+  const child: ChildProcess = spawn(binary, [...heapFlags, ...args], { env: { ...process.env, NODE_ENV: 'production' }, stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}/graphql`;
   const close = () =>
     new Promise<void>((resolve) => {

@@ -19,9 +19,16 @@ export type ServiceCode = 'source' | 'build';
 
 const ENTRY: Record<ServiceCode, string[]> = { source: ['--import', 'tsx', 'src/main.ts'], build: ['tools/build/start.mjs'] };
 
+/**
+ * The young generation's size this process was given (`npm start` gives the service one, and
+ * `npm run bench` the bench's process the same), for the servers it starts: a service, a peer or
+ * a floor measured in a process of its own then runs with the heap it runs with in production.
+ */
+export const heapFlags = process.execArgv.filter((flag) => flag.startsWith('--max-semi-space-size'));
+
 /** Starts the service on `databaseUrl` on an ephemeral port and resolves once it listens; `nodeArgs` go to node (e.g. --cpu-prof). */
 export function startService(databaseUrl: string, env: NodeJS.ProcessEnv = {}, code: ServiceCode = 'source', nodeArgs: string[] = []): Promise<Service> {
-  const child = spawn(process.execPath, [...nodeArgs, ...ENTRY[code]], {
+  const child = spawn(process.execPath, [...heapFlags, ...nodeArgs, ...ENTRY[code]], {
     cwd: ROOT,
     env: {
       ...process.env,
