@@ -105,6 +105,27 @@ describe('reads answer what Prisma answers, in one statement', () => {
     expect(rows.length).toBeGreaterThan(0);
   });
 
+  it('a to-one relation back to the row a list belongs to reads that row, with no join of its own', async () => {
+    const args = {
+      where: { storeId },
+      orderBy: { id: 'asc' },
+      select: {
+        id: true,
+        currency: true,
+        // Joined rows (a page's own relation, ordered by its columns) and correlated ones (a page of a relation).
+        items: { orderBy: { id: 'asc' }, select: { id: true, return: { select: { currency: true, status: true } } } },
+        order: { select: { lineItems: { take: 1, orderBy: { position: 'asc' }, select: { title: true, order: { select: { id: true, currency: true } } } } } },
+      },
+    };
+    const { expected, actual, statements } = await both('return', 'findMany', args);
+    expect(actual).toEqual(expected);
+    expect(statements).toHaveLength(1);
+    const rows = actual as { items: unknown[] }[];
+    expect(rows.some((row) => row.items.length > 0)).toBe(true);
+    expect(statements[0].match(/"Return" t\d+/g)).toHaveLength(1);
+    expect(statements[0].match(/"Order" t\d+/g)).toHaveLength(1);
+  });
+
   it('select mode, scalar lists, Json and 64-bit integers', async () => {
     await expectSame('product', 'findMany', {
       where: { storeId },

@@ -80,6 +80,12 @@ class Statement {
   private aliases = 0;
   /** Per alias, the columns the statement reads from its rows: what a page's subquery must carry out. */
   private readonly columnsRead = new Map<string, Set<string>>();
+  /**
+   * Per alias of a list relation's rows, the row they belong to: their key columns equal its
+   * columns ([its column, the rows' column] pairs), so a to-one relation from one of them back
+   * to it (an item's `return`, a line's `order`) is that row, read without a join of its own.
+   */
+  private readonly belongsTo = new Map<string, { model: ReadModelModel; alias: string; pairs: [string, string][] }>();
   searches = false;
 
   constructor(readonly model: ReadModel) {}
@@ -274,6 +280,8 @@ class Statement {
       for (const key of ['where', 'orderBy', 'take', 'skip', 'cursor', 'distinct']) {
         if (args[key] !== undefined) throw new UnsupportedRead(`${key} on the to-one relation ${parentModel.name}.${field.name}`);
       }
+      const owner = this.ownerReachedThrough(parentModel, parent, field, target);
+      if (owner !== undefined) return this.row(target, owner, args, joins);
       const child = this.alias();
       const link = this.join(parentModel, parent, field, target, child);
       if (joins) {
@@ -289,8 +297,10 @@ class Statement {
     }
     const page = this.page(target, args);
     const link = (alias: string) => this.join(parentModel, parent, field, target, alias);
+    const belongs = (rows: string) => this.belongsTo.set(rows, { model: parentModel, alias: parent, pairs: this.keyPairs(parentModel, field, target) });
     if (page.take === undefined && page.skip === undefined && page.cursor === undefined) {
       const child = this.alias();
+      belongs(child);
       const order = this.orderBy(target, child, args.orderBy);
       const conditions = [link(child), this.where(target, child, args.where as Where | undefined)].filter(Boolean);
       const rowJoins: string[] = [];
@@ -310,6 +320,7 @@ class Statement {
       page.cursor ? this.cursorCondition(target, inner, scan, page.cursor) : '',
     ].filter(Boolean);
     const outer = this.alias();
+    belongs(outer);
     const carried = terms.map((term, i) => (term.field ? null : `${term.expression} AS "__sort${i}"`)).filter(Boolean);
     const outerTerms = terms.map((term, i) => ({
       ...term,
@@ -326,6 +337,17 @@ class Statement {
       `SELECT ${[...columns, ...carried].join(', ')} FROM ${quote(target.table)} ${inner}${order.joins} ` +
       `WHERE ${conditions.join(' AND ')}${orderClause(scan)}${limits}`;
     return `(SELECT coalesce(json_agg(${row}${orderClause(outerTerms)}), '[]'::json) FROM (${subquery}) ${outer}${rowJoins.join('')})`;
+  }
+
+  /** The alias of the row that the rows at `alias` belong to, when the to-one `field` leads back to it (see belongsTo). */
+  private ownerReachedThrough(model: ReadModelModel, alias: string, field: ReadModelField, target: ReadModelModel): string | undefined {
+    const owner = this.belongsTo.get(alias);
+    if (!owner || owner.model !== target) return undefined;
+    const pairs = this.keyPairs(model, field, target);
+    const same =
+      pairs.length === owner.pairs.length &&
+      pairs.every(([ownColumn, targetColumn]) => owner.pairs.some(([ownerColumn, rowColumn]) => rowColumn === ownColumn && ownerColumn === targetColumn));
+    return same ? owner.alias : undefined;
   }
 
   // ------------------------------------------------------------ paging
