@@ -126,6 +126,20 @@ describe('reads answer what Prisma answers, in one statement', () => {
     expect(statements[0].match(/"Order" t\d+/g)).toHaveLength(1);
   });
 
+  it('a list sorted by a to-one relation it also selects joins that relation once', async () => {
+    const { expected, actual, statements } = await both('returnItem', 'findMany', {
+      where: { return: { storeId } },
+      orderBy: { id: 'asc' },
+      select: {
+        id: true,
+        return: { select: { items: { orderBy: [{ orderLineItem: { position: 'desc' } }, { id: 'asc' }], select: { id: true, orderLineItem: { select: { position: true, title: true } } } } } },
+      },
+    });
+    expect(actual).toEqual(expected);
+    expect((actual as unknown[]).length).toBeGreaterThan(0);
+    expect(statements[0].match(/"OrderLineItem" t\d+/g)).toHaveLength(1);
+  });
+
   it('select mode, scalar lists, Json and 64-bit integers', async () => {
     await expectSame('product', 'findMany', {
       where: { storeId },

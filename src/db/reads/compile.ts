@@ -86,6 +86,12 @@ class Statement {
    * to it (an item's `return`, a line's `order`) is that row, read without a join of its own.
    */
   private readonly belongsTo = new Map<string, { model: ReadModelModel; alias: string; pairs: [string, string][] }>();
+  /**
+   * The alias a to-one relation of a row is LEFT JOINed at, by `alias.relation`: a list sorted by
+   * a relation it also selects (items by their order line's position) joins that row once. Rows
+   * of different FROM clauses have different aliases, so a key never crosses a scope.
+   */
+  private readonly joinedToOne = new Map<string, string>();
   searches = false;
 
   constructor(readonly model: ReadModel) {}
@@ -282,15 +288,21 @@ class Statement {
       }
       const owner = this.ownerReachedThrough(parentModel, parent, field, target);
       if (owner !== undefined) return this.row(target, owner, args, joins);
-      const child = this.alias();
-      const link = this.join(parentModel, parent, field, target, child);
       if (joins) {
         // The key is unique on the target's side (Prisma requires it of a to-one relation), so the
         // join keeps one row per parent row; a key column of the target is null only where none matched.
-        joins.push(` LEFT JOIN ${quote(target.table)} ${child} ON ${link}`);
+        const key = `${parent}.${field.name}`;
+        let child = this.joinedToOne.get(key);
+        if (child === undefined) {
+          child = this.alias();
+          this.joinedToOne.set(key, child);
+          joins.push(` LEFT JOIN ${quote(target.table)} ${child} ON ${this.join(parentModel, parent, field, target, child)}`);
+        }
         const [[, matchedColumn]] = this.keyPairs(parentModel, field, target);
         return `CASE WHEN ${child}.${quote(matchedColumn)} IS NULL THEN NULL ELSE ${this.row(target, child, args, joins)} END`;
       }
+      const child = this.alias();
+      const link = this.join(parentModel, parent, field, target, child);
       const ownJoins: string[] = [];
       const row = this.row(target, child, args, ownJoins);
       return `(SELECT ${row} FROM ${quote(target.table)} ${child}${ownJoins.join('')} WHERE ${link} LIMIT 1)`;
@@ -422,6 +434,7 @@ class Statement {
           if (field.isList) throw new UnsupportedRead(`orderBy over the list relation ${current.name}.${key}`);
           const target = this.modelOf(field.type);
           const joined = this.alias();
+          this.joinedToOne.set(`${currentAlias}.${field.name}`, joined);
           joins += ` LEFT JOIN ${quote(target.table)} ${joined} ON ${this.join(current, currentAlias, field, target, joined)}`;
           walk(target, joined, value as Args);
           continue;
