@@ -126,6 +126,19 @@ describe('reads answer what Prisma answers, in one statement', () => {
     expect(statements[0].match(/"Order" t\d+/g)).toHaveLength(1);
   });
 
+  it('two lists leading back to the same row each join what they read of it in their own statement part', async () => {
+    const back = { select: { id: true, order: { select: { id: true, currency: true } } } };
+    await expectSame('return', 'findMany', {
+      where: { storeId },
+      orderBy: { id: 'asc' },
+      select: {
+        id: true,
+        items: { orderBy: { id: 'asc' }, select: { id: true, return: back } },
+        notes: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { id: true, return: back } },
+      },
+    });
+  });
+
   it('a list sorted by a to-one relation it also selects joins that relation once', async () => {
     const { expected, actual, statements } = await both('returnItem', 'findMany', {
       where: { return: { storeId } },

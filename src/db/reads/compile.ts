@@ -87,11 +87,12 @@ class Statement {
    */
   private readonly belongsTo = new Map<string, { model: ReadModelModel; alias: string; pairs: [string, string][] }>();
   /**
-   * The alias a to-one relation of a row is LEFT JOINed at, by `alias.relation`: a list sorted by
-   * a relation it also selects (items by their order line's position) joins that row once. Rows
-   * of different FROM clauses have different aliases, so a key never crosses a scope.
+   * Per FROM clause (the list its row joins are collected in), the alias each to-one relation is
+   * LEFT JOINed at, by `alias.relation`: a list sorted by a relation it also selects (items by
+   * their order line's position) joins that row once. Kept per clause because a row read back
+   * through belongsTo is joined from in several clauses, and an alias is seen only in its own.
    */
-  private readonly joinedToOne = new Map<string, string>();
+  private readonly joinedToOne = new WeakMap<string[], Map<string, string>>();
   searches = false;
 
   constructor(readonly model: ReadModel) {}
@@ -291,11 +292,13 @@ class Statement {
       if (joins) {
         // The key is unique on the target's side (Prisma requires it of a to-one relation), so the
         // join keeps one row per parent row; a key column of the target is null only where none matched.
+        let joined = this.joinedToOne.get(joins);
+        if (!joined) this.joinedToOne.set(joins, (joined = new Map()));
         const key = `${parent}.${field.name}`;
-        let child = this.joinedToOne.get(key);
+        let child = joined.get(key);
         if (child === undefined) {
           child = this.alias();
-          this.joinedToOne.set(key, child);
+          joined.set(key, child);
           joins.push(` LEFT JOIN ${quote(target.table)} ${child} ON ${this.join(parentModel, parent, field, target, child)}`);
         }
         const [[, matchedColumn]] = this.keyPairs(parentModel, field, target);
@@ -316,6 +319,7 @@ class Statement {
       const order = this.orderBy(target, child, args.orderBy);
       const conditions = [link(child), this.where(target, child, args.where as Where | undefined)].filter(Boolean);
       const rowJoins: string[] = [];
+      this.joinedToOne.set(rowJoins, order.joined);
       const row = this.row(target, child, args, ordersEveryRow(target, order.terms) ? rowJoins : undefined);
       return `(SELECT coalesce(json_agg(${row}${orderClause(order.terms)}), '[]'::json) FROM ${quote(target.table)} ${child}${order.joins}${rowJoins.join('')} WHERE ${conditions.join(' AND ')})`;
     }
@@ -421,8 +425,10 @@ class Statement {
 
   // ------------------------------------------------------------ ordering
 
-  orderBy(model: ReadModelModel, alias: string, orderBy: unknown): { terms: OrderTerm[]; joins: string } {
+  /** `joins`: the LEFT JOINs the terms read through; `joined`: their aliases, by `alias.relation` (see joinedToOne). */
+  orderBy(model: ReadModelModel, alias: string, orderBy: unknown): { terms: OrderTerm[]; joins: string; joined: Map<string, string> } {
     const terms: OrderTerm[] = [];
+    const joined = new Map<string, string>();
     let joins = '';
     const list = orderBy === undefined ? [] : Array.isArray(orderBy) ? orderBy : [orderBy];
     const walk = (current: ReadModelModel, currentAlias: string, spec: Args) => {
@@ -433,10 +439,10 @@ class Statement {
         if (field.kind === 'object') {
           if (field.isList) throw new UnsupportedRead(`orderBy over the list relation ${current.name}.${key}`);
           const target = this.modelOf(field.type);
-          const joined = this.alias();
-          this.joinedToOne.set(`${currentAlias}.${field.name}`, joined);
-          joins += ` LEFT JOIN ${quote(target.table)} ${joined} ON ${this.join(current, currentAlias, field, target, joined)}`;
-          walk(target, joined, value as Args);
+          const relationAlias = this.alias();
+          joined.set(`${currentAlias}.${field.name}`, relationAlias);
+          joins += ` LEFT JOIN ${quote(target.table)} ${relationAlias} ON ${this.join(current, currentAlias, field, target, relationAlias)}`;
+          walk(target, relationAlias, value as Args);
           continue;
         }
         const expression = `${currentAlias}.${quote(field.column)}`;
@@ -449,7 +455,7 @@ class Statement {
       }
     };
     for (const spec of list) walk(model, alias, spec as Args);
-    return { terms, joins };
+    return { terms, joins, joined };
   }
 
   // ------------------------------------------------------------ filters
