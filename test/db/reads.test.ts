@@ -243,6 +243,49 @@ describe('reads answer what Prisma answers, in one statement', () => {
   });
 });
 
+/** The statements (text and parameters) the reads ran while `run` ran. */
+async function statementsWithParams(run: () => Promise<unknown>): Promise<{ sql: string; params: unknown[] }[]> {
+  const seen: { sql: string; params: unknown[] }[] = [];
+  const stop = db.onStatement(({ sql, params }) => seen.push({ sql, params }));
+  try {
+    await run();
+  } finally {
+    stop();
+  }
+  return seen;
+}
+
+describe('the statement PostgreSQL runs', () => {
+  it('carries each row as the array of its values, which the reads make the object Prisma answers', async () => {
+    const args = {
+      where: { storeId },
+      orderBy: { id: 'asc' },
+      include: {
+        order: { include: { lineItems: { orderBy: { id: 'asc' } } } },
+        items: { orderBy: { id: 'asc' }, include: { orderLineItem: true } },
+        _count: { select: { notes: true } },
+      },
+    } as const;
+    const [statement] = await statementsWithParams(() => db.reads.return.findMany(args));
+    const carried = (await db.sql.query<{ j: unknown }>(statement.sql, statement.params)).map((row) => row.j);
+    const answered = toPlain(await db.prisma.return.findMany(args)) as Record<string, unknown>[];
+    expect(carried).toHaveLength(answered.length);
+    type Answered = Record<string, unknown> & { order: Record<string, unknown> | null; items: Record<string, unknown>[] };
+    for (const [i, row] of (answered as Answered[]).entries()) {
+      const values = carried[i] as unknown[];
+      const keys = Object.keys(row);
+      expect(values).toHaveLength(keys.length);
+      // Relations are arrays too, in the row's place of their key; _count stays the object Prisma answers.
+      const order = values[keys.indexOf('order')] as unknown[] | null;
+      expect(order === null ? null : order.length).toBe(row.order === null ? null : Object.keys(row.order).length);
+      const items = values[keys.indexOf('items')] as unknown[][];
+      expect(items.map((item) => item.length)).toEqual(row.items.map((item) => Object.keys(item).length));
+      expect(values[keys.indexOf('_count')]).toEqual(row._count);
+    }
+    await expectSame('return', 'findMany', args);
+  });
+});
+
 describe('reads made again', () => {
   // A read's statement is compiled once and kept (reader.ts): a read made again must still be
   // answered with its own values, whatever type carries them.

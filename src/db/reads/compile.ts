@@ -1,7 +1,8 @@
 // Compiles a Prisma read (the arguments of findMany, findUnique, findFirst, count: `where`,
 // `orderBy`, `take`, `skip`, `cursor`, and the `select`/`include` tree that plugin-prisma
 // plans from a GraphQL selection) into ONE SQL statement whose result PostgreSQL builds as
-// plain JSON: every relation nested under its field name, as Prisma would nest it; amounts
+// plain JSON, each row an array of its values that the statement's RowShape makes the object
+// Prisma would answer (rowShape.ts): every relation nested under its field name; amounts
 // as exact decimal text; timestamps as ISO 8601 text (what `Date#toISOString` writes);
 // 64-bit integers as text. Nothing is read as a float and no row is materialised twice.
 //
@@ -9,6 +10,7 @@
 // argument it does not know is refused with UnsupportedRead rather than guessed at.
 import { DERIVED_VALUES } from './derived.ts';
 import type { ReadModel, ReadModelField, ReadModelModel } from './model.ts';
+import type { NestedShape, RowShape } from './rowShape.ts';
 
 export class UnsupportedRead extends Error {}
 
@@ -47,8 +49,8 @@ type Args = Record<string, unknown>;
 type Where = Record<string, unknown>;
 
 const ISO_TIMESTAMP = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-/** json_build_object takes at most 100 arguments (FUNC_MAX_ARGS): 50 keys. */
-const MAX_OBJECT_KEYS = 50;
+/** json_build_object and json_build_array take at most 100 arguments (FUNC_MAX_ARGS). */
+const MAX_FUNCTION_ARGUMENTS = 100;
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
@@ -190,14 +192,21 @@ class Statement {
   }
 
   /**
-   * The JSON object of one row of `model` at `alias`, with the selection `args` describes. Given
+   * The JSON array of one row of `model` at `alias`, with the selection `args` describes, and its
+   * shape (the keys, in the array's order, that make it Prisma's object). Given
    * `joins`, the FROM clause of a query whose rows are already chosen (no LIMIT after them), its
    * to-one relations are LEFT JOINs added there (one hash or merge join, where a correlated
    * subquery would run once per row); without, they are subqueries, which a LIMIT over the rows
    * runs only for the rows it keeps.
    */
-  row(model: ReadModelModel, alias: string, args: Args, joins?: string[]): string {
-    const entries: [string, string][] = [];
+  row(model: ReadModelModel, alias: string, args: Args, joins?: string[]): { sql: string; shape: RowShape } {
+    const values: string[] = [];
+    const shape: RowShape = { keys: [], nested: [] };
+    const add = (key: string, sql: string, nested?: NestedShape) => {
+      values.push(sql);
+      shape.keys.push(key);
+      shape.nested.push(nested);
+    };
     const select = args.select as Args | undefined;
     const include = args.include as Args | undefined;
     const omit = (args.omit as Args | undefined) ?? {};
@@ -210,18 +219,22 @@ class Statement {
         ];
     for (const [key, value] of wanted) {
       if (key === '_count') {
-        entries.push([key, this.counts(model, alias, value)]);
+        add(key, this.counts(model, alias, value));
         continue;
       }
       const field = this.field(model, key);
       if (!field) {
-        entries.push([key, this.derived(model, alias, key)]);
+        add(key, this.derived(model, alias, key));
         continue;
       }
-      if (field.kind === 'object') entries.push([key, this.relation(model, alias, field, value === true ? {} : (value as Args), joins)]);
-      else entries.push([key, this.scalar(alias, field)]);
+      if (field.kind === 'object') {
+        const relation = this.relation(model, alias, field, value === true ? {} : (value as Args), joins);
+        add(key, relation.sql, relation.nested);
+      } else add(key, this.scalar(alias, field));
     }
-    return jsonObject(entries);
+    // A model has fewer fields than that (Store, the widest, 49): a row of more is no read of the model.
+    if (values.length > MAX_FUNCTION_ARGUMENTS) throw new UnsupportedRead(`a row of ${model.name} with ${values.length} values`);
+    return { sql: `json_build_array(${values.join(', ')})`, shape };
   }
 
   /** A value derived.ts defines for `model`, computed from the row's columns at `alias`. */
@@ -251,7 +264,7 @@ class Statement {
       const conditions = [this.join(model, alias, field, target, child), this.where(target, child, where)].filter(Boolean);
       return [name, `(SELECT count(*)::int FROM ${quote(target.table)} ${child} WHERE ${conditions.join(' AND ')})`];
     });
-    return jsonObject(entries);
+    return countsObject(entries);
   }
 
   /** The condition tying a row `child` of `target` to its `parent` row through `field`. */
@@ -281,14 +294,23 @@ class Statement {
    * A relation of the row at `parent`, nested as Prisma nests it: an object or null, or a list.
    * `joins`: the FROM clause the parent row's query lets to-one relations join (see row).
    */
-  private relation(parentModel: ReadModelModel, parent: string, field: ReadModelField, args: Args, joins: string[] | undefined): string {
+  private relation(
+    parentModel: ReadModelModel,
+    parent: string,
+    field: ReadModelField,
+    args: Args,
+    joins: string[] | undefined,
+  ): { sql: string; nested: NestedShape } {
     const target = this.modelOf(field.type);
     if (!field.isList) {
       for (const key of ['where', 'orderBy', 'take', 'skip', 'cursor', 'distinct']) {
         if (args[key] !== undefined) throw new UnsupportedRead(`${key} on the to-one relation ${parentModel.name}.${field.name}`);
       }
       const owner = this.ownerReachedThrough(parentModel, parent, field, target);
-      if (owner !== undefined) return this.row(target, owner, args, joins);
+      if (owner !== undefined) {
+        const { sql, shape } = this.row(target, owner, args, joins);
+        return { sql, nested: { row: shape } };
+      }
       if (joins) {
         // The key is unique on the target's side (Prisma requires it of a to-one relation), so the
         // join keeps one row per parent row; a key column of the target is null only where none matched.
@@ -302,13 +324,14 @@ class Statement {
           joins.push(` LEFT JOIN ${quote(target.table)} ${child} ON ${this.join(parentModel, parent, field, target, child)}`);
         }
         const [[, matchedColumn]] = this.keyPairs(parentModel, field, target);
-        return `CASE WHEN ${child}.${quote(matchedColumn)} IS NULL THEN NULL ELSE ${this.row(target, child, args, joins)} END`;
+        const { sql, shape } = this.row(target, child, args, joins);
+        return { sql: `CASE WHEN ${child}.${quote(matchedColumn)} IS NULL THEN NULL ELSE ${sql} END`, nested: { row: shape } };
       }
       const child = this.alias();
       const link = this.join(parentModel, parent, field, target, child);
       const ownJoins: string[] = [];
-      const row = this.row(target, child, args, ownJoins);
-      return `(SELECT ${row} FROM ${quote(target.table)} ${child}${ownJoins.join('')} WHERE ${link} LIMIT 1)`;
+      const { sql, shape } = this.row(target, child, args, ownJoins);
+      return { sql: `(SELECT ${sql} FROM ${quote(target.table)} ${child}${ownJoins.join('')} WHERE ${link} LIMIT 1)`, nested: { row: shape } };
     }
     const page = this.page(target, args);
     const link = (alias: string) => this.join(parentModel, parent, field, target, alias);
@@ -320,8 +343,11 @@ class Statement {
       const conditions = [link(child), this.where(target, child, args.where as Where | undefined)].filter(Boolean);
       const rowJoins: string[] = [];
       this.joinedToOne.set(rowJoins, order.joined);
-      const row = this.row(target, child, args, ordersEveryRow(target, order.terms) ? rowJoins : undefined);
-      return `(SELECT coalesce(json_agg(${row}${orderClause(order.terms)}), '[]'::json) FROM ${quote(target.table)} ${child}${order.joins}${rowJoins.join('')} WHERE ${conditions.join(' AND ')})`;
+      const { sql, shape } = this.row(target, child, args, ordersEveryRow(target, order.terms) ? rowJoins : undefined);
+      return {
+        sql: `(SELECT coalesce(json_agg(${sql}${orderClause(order.terms)}), '[]'::json) FROM ${quote(target.table)} ${child}${order.joins}${rowJoins.join('')} WHERE ${conditions.join(' AND ')})`,
+        nested: { rows: shape },
+      };
     }
     // A page of the relation: chosen in a subquery (which may sort the other way, for a negative
     // take), then aggregated in the asked order. Sort keys from joined rows travel as columns; of
@@ -347,12 +373,12 @@ class Statement {
       page.skip !== undefined ? ` OFFSET ${this.intParam(page.skip)}` : '',
     ].join('');
     const rowJoins: string[] = [];
-    const row = this.row(target, outer, args, ordersEveryRow(target, terms) ? rowJoins : undefined);
+    const { sql, shape } = this.row(target, outer, args, ordersEveryRow(target, terms) ? rowJoins : undefined);
     const columns = this.columnsReadThrough(outer).map((column) => `${inner}.${quote(column)}`);
     const subquery =
       `SELECT ${[...columns, ...carried].join(', ')} FROM ${quote(target.table)} ${inner}${order.joins} ` +
       `WHERE ${conditions.join(' AND ')}${orderClause(scan)}${limits}`;
-    return `(SELECT coalesce(json_agg(${row}${orderClause(outerTerms)}), '[]'::json) FROM (${subquery}) ${outer}${rowJoins.join('')})`;
+    return { sql: `(SELECT coalesce(json_agg(${sql}${orderClause(outerTerms)}), '[]'::json) FROM (${subquery}) ${outer}${rowJoins.join('')})`, nested: { rows: shape } };
   }
 
   /** The alias of the row that the rows at `alias` belong to, when the to-one `field` leads back to it (see belongsTo). */
@@ -672,9 +698,10 @@ function arrayLiteral(values: unknown[]): string {
   return `{${items.join(',')}}`;
 }
 
-function jsonObject(entries: [string, string][]): string {
+/** `_count`'s object, as Prisma answers it (a handful of keys: it stays an object, read as it comes). */
+function countsObject(entries: [string, string][]): string {
   if (entries.length === 0) return `'{}'::json`;
-  if (entries.length <= MAX_OBJECT_KEYS) {
+  if (entries.length <= MAX_FUNCTION_ARGUMENTS / 2) {
     return `json_build_object(${entries.map(([key, value]) => `${literal(key)}, ${value}`).join(', ')})`;
   }
   // More keys than json_build_object takes: a one-row subquery whose columns are the keys.
@@ -740,9 +767,14 @@ export function compileCountBy(readModel: ReadModel, modelName: string, by: stri
 
 /**
  * One statement for a read of `modelName`: `many` and `first` answer one row per record in a
- * column `j` (the record as JSON), `count` one row with `count`.
+ * column `j` (the record as a JSON array, which `shape` makes its object), `count` one row with `count`.
  */
-export function compileRead(readModel: ReadModel, modelName: string, kind: ReadKind, args: Args = {}): CompiledRead & { backward: boolean; dates: DateSlots } {
+export function compileRead(
+  readModel: ReadModel,
+  modelName: string,
+  kind: ReadKind,
+  args: Args = {},
+): CompiledRead & { backward: boolean; dates: DateSlots; shape?: RowShape } {
   const statement = new Statement(readModel);
   const model = statement.modelOf(modelName);
   const alias = statement.alias();
@@ -759,7 +791,7 @@ export function compileRead(readModel: ReadModel, modelName: string, kind: ReadK
   const terms = statement.withCursorTiebreak(model, alias, order.terms, page.cursor);
   const scan = page.backward ? terms.map(reversed) : terms;
   const conditions = [where, page.cursor ? statement.cursorCondition(model, alias, scan, page.cursor) : ''].filter(Boolean);
-  const row = statement.row(model, alias, args);
+  const { sql: row, shape } = statement.row(model, alias, args);
   const limits = [
     page.take !== undefined ? ` LIMIT ${statement.intParam(page.take)}` : '',
     page.skip !== undefined ? ` OFFSET ${statement.intParam(page.skip)}` : '',
@@ -767,5 +799,5 @@ export function compileRead(readModel: ReadModel, modelName: string, kind: ReadK
   const sql =
     `SELECT ${row} AS j FROM ${quote(model.table)} ${alias}${order.joins}` +
     `${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}${orderClause(scan)}${limits}`;
-  return { sql, params: statement.params, searches: statement.searches, backward: page.backward, dates: statement.dates };
+  return { sql, params: statement.params, searches: statement.searches, backward: page.backward, dates: statement.dates, shape };
 }

@@ -10,6 +10,7 @@ import DataLoader from 'dataloader';
 import { readModel } from '../../generated/readModel.ts';
 import { compileCountBy, compileRead, parameterText, UnsupportedRead, type CompiledRead, type ReadKind } from './compile.ts';
 import type { ReadModelModel } from './model.ts';
+import { rowsOf, type RowShape } from './rowShape.ts';
 import { beforeStatement, storeChangesColumn, untakenChangesAlong, type StoreChanges } from '../storeChanges.ts';
 import { QUERY_CANCELED, type QueryOptions } from '../sqlChannel.ts';
 import type { Plain } from './plain.ts';
@@ -179,15 +180,18 @@ function copyDates(value: unknown, copies: Date[]): unknown {
   return copy;
 }
 
+/** A statement of a read: its rows come last first where `backward`, and as `shape` says (rowShape.ts). */
+type ReadStatement = CompiledRead & { backward: boolean; shape?: RowShape };
+
 /** A kept statement: each slot's parameter is the text of the read's Date at `position` (in shapeText's order). */
-type KeptRead = CompiledRead & { backward: boolean; dateSlots: { index: number; position: number }[] };
+type KeptRead = ReadStatement & { dateSlots: { index: number; position: number }[] };
 
 /** The statement of a read with `dates` in its slots. */
-function withDates(kept: KeptRead, dates: Date[]): CompiledRead & { backward: boolean } {
+function withDates(kept: KeptRead, dates: Date[]): ReadStatement {
   // Each run gets its own parameters: a driver may keep or change the array it is given.
   const params = [...kept.params];
   for (const { index, position } of kept.dateSlots) params[index] = parameterText(dates[position]);
-  return { sql: kept.sql, params, searches: kept.searches, backward: kept.backward };
+  return { sql: kept.sql, params, searches: kept.searches, backward: kept.backward, shape: kept.shape };
 }
 
 /**
@@ -216,15 +220,16 @@ function namesUniqueKey(model: ReadModelModel, where: Args | undefined): boolean
 /** `reads.<model>` for every model of the read model, running each read on `channel`. */
 /** `searchTimeLimitMs`: how long a statement that searches text may run (SEARCH_TIME_LIMIT_MS). */
 export function createReads(channel: ReadChannel, { searchTimeLimitMs = SEARCH_TIME_LIMIT_MS }: { searchTimeLimitMs?: number } = {}): Reads {
-  const run = async (compiled: CompiledRead & { backward: boolean }) => {
-    const records = await columnOf<unknown>(channel, compiled, 'j', searchTimeLimitMs);
+  const run = async (compiled: ReadStatement) => {
+    // Only a count has no shape, and a count is not run here.
+    const records = rowsOf(compiled.shape!, await columnOf<unknown[]>(channel, compiled, 'j', searchTimeLimitMs));
     return compiled.backward ? records.reverse() : records;
   };
   // A statement is a function of its read's shape: compiling the read a page of returns makes took
   // ~100 times as long as keying it, so a read made again (a list polled, a page's first page, a
   // window ending now) reuses it with its own Dates in the statement's date slots.
   const compiledReads = new Map<string, KeptRead>();
-  const compile = (modelName: string, kind: ReadKind, args: Args | undefined): CompiledRead & { backward: boolean } => {
+  const compile = (modelName: string, kind: ReadKind, args: Args | undefined): ReadStatement => {
     const shape = readShape(modelName, kind, args);
     if (!shape) return compileRead(readModel, modelName, kind, args);
     const kept = compiledReads.get(shape.key);
