@@ -9,6 +9,7 @@ import { toPlain } from '../../src/db/reads/plain.ts';
 import { seedDemo } from '../../src/domain/demo.ts';
 import { Decimal } from '../../src/domain/money.ts';
 import { newId } from '../../src/domain/ids.ts';
+import { CLAIMING_RETURN_ITEMS } from '../../src/domain/returns/locking.ts';
 import { createTestDatabase } from '../support/db.ts';
 import { statementsDuring } from '../support/counts.ts';
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
@@ -255,6 +256,33 @@ async function statementsWithParams(run: () => Promise<unknown>): Promise<{ sql:
   return seen;
 }
 
+/** The plan PostgreSQL makes of `statement` for any parameters (the plan a prepared statement settles on), as EXPLAIN's JSON. */
+async function genericPlan({ sql, params }: { sql: string; params: unknown[] }): Promise<PlanNode> {
+  const literal = (value: unknown) => (typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`);
+  return db.session(async (session) => {
+    await session.exec(`SET plan_cache_mode = force_generic_plan`);
+    try {
+      await session.query(`PREPARE generic_read AS ${sql}`);
+      const [row] = await session.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] | string }>(`EXPLAIN (FORMAT JSON) EXECUTE generic_read(${params.map(literal).join(', ')})`);
+      const plan = row['QUERY PLAN'];
+      return (typeof plan === 'string' ? (JSON.parse(plan) as [{ Plan: PlanNode }]) : plan)[0].Plan;
+    } finally {
+      await session.exec(`DEALLOCATE ALL; RESET plan_cache_mode`);
+    }
+  });
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Parent Relationship'?: string;
+  Plans?: PlanNode[];
+}
+
+function planNodes(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
+}
+
 describe('the statement PostgreSQL runs', () => {
   it('carries each row as the array of its values, which the reads make the object Prisma answers', async () => {
     const args = {
@@ -283,6 +311,21 @@ describe('the statement PostgreSQL runs', () => {
       expect(values[keys.indexOf('_count')]).toEqual(row._count);
     }
     await expectSame('return', 'findMany', args);
+  });
+
+  it("looks a filter's to-one row up by its key inside a relation read, whatever plan PostgreSQL settles on", async () => {
+    // A line's claiming items: where every return had one status, a generic plan made the EXISTS a
+    // join that scanned every return, and for each every item, per line (26 ms a page against 2.5).
+    const args = {
+      where: { order: { storeId } },
+      orderBy: { id: 'asc' },
+      select: { id: true, quantity: true, returnItems: { where: CLAIMING_RETURN_ITEMS, orderBy: { id: 'asc' }, select: { quantity: true } } },
+    } as const;
+    const [statement] = await statementsWithParams(() => db.reads.orderLineItem.findMany(args));
+    await expectSame('orderLineItem', 'findMany', args);
+    const returnScans = planNodes(await genericPlan(statement)).filter((node) => node['Relation Name'] === 'Return');
+    expect(returnScans.length).toBeGreaterThan(0);
+    for (const scan of returnScans) expect(scan['Parent Relationship']).toBe('SubPlan');
   });
 });
 

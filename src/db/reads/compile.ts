@@ -95,6 +95,8 @@ class Statement {
    * through belongsTo is joined from in several clauses, and an alias is seen only in its own.
    */
   private readonly joinedToOne = new WeakMap<string[], Map<string, string>>();
+  /** How many relation reads per parent row the filter being compiled is inside (see relationFilter). */
+  private withinRelation = 0;
   searches = false;
 
   constructor(readonly model: ReadModel) {}
@@ -261,7 +263,7 @@ class Statement {
       const target = this.modelOf(field.type);
       const child = this.alias();
       const where = relationArgs === true ? undefined : ((relationArgs as Args).where as Where | undefined);
-      const conditions = [this.join(model, alias, field, target, child), this.where(target, child, where)].filter(Boolean);
+      const conditions = [this.join(model, alias, field, target, child), this.relationWhere(target, child, where)].filter(Boolean);
       return [name, `(SELECT count(*)::int FROM ${quote(target.table)} ${child} WHERE ${conditions.join(' AND ')})`];
     });
     return countsObject(entries);
@@ -340,7 +342,7 @@ class Statement {
       const child = this.alias();
       belongs(child);
       const order = this.orderBy(target, child, args.orderBy);
-      const conditions = [link(child), this.where(target, child, args.where as Where | undefined)].filter(Boolean);
+      const conditions = [link(child), this.relationWhere(target, child, args.where as Where | undefined)].filter(Boolean);
       const rowJoins: string[] = [];
       this.joinedToOne.set(rowJoins, order.joined);
       const { sql, shape } = this.row(target, child, args, ordersEveryRow(target, order.terms) ? rowJoins : undefined);
@@ -358,7 +360,7 @@ class Statement {
     const scan = page.backward ? terms.map(reversed) : terms;
     const conditions = [
       link(inner),
-      this.where(target, inner, args.where as Where | undefined),
+      this.relationWhere(target, inner, args.where as Where | undefined),
       page.cursor ? this.cursorCondition(target, inner, scan, page.cursor) : '',
     ].filter(Boolean);
     const outer = this.alias();
@@ -516,6 +518,16 @@ class Statement {
     return parts.filter(Boolean).join(' AND ');
   }
 
+  /** The `where` of a relation read per row of its parent (a list's rows, a count): see relationFilter. */
+  private relationWhere(model: ReadModelModel, alias: string, where: Where | undefined): string {
+    this.withinRelation++;
+    try {
+      return this.where(model, alias, where);
+    } finally {
+      this.withinRelation--;
+    }
+  }
+
   private searchDocumentFilter(alias: string, value: unknown): string {
     const [op, text] = isPlainObject(value) && Object.keys(value).length === 1 ? Object.entries(value)[0] : [];
     if (typeof text !== 'string' || (op !== 'contains' && op !== 'containsPhrase')) {
@@ -543,10 +555,16 @@ class Statement {
 
   private relationFilter(model: ReadModelModel, alias: string, field: ReadModelField, value: unknown): string {
     const target = this.modelOf(field.type);
+    // Inside a relation read per parent row, a to-one relation's row is looked up by its key for
+    // each of the few rows filtered: OFFSET 0 keeps PostgreSQL from making the EXISTS a join it
+    // may turn round. A generic plan did, on a parameter it could not estimate (a line's claiming
+    // items, `return: { status: { notIn } }`): it scanned every return and, for each, every
+    // item, per line, and the /v3/rest returns page took 26 ms instead of 2.5.
+    const fence = !field.isList && this.withinRelation > 0 ? ' OFFSET 0' : '';
     const exists = (where: Where | undefined, negate = false) => {
       const child = this.alias();
       const conditions = [this.join(model, alias, field, target, child), negate ? `NOT (${this.where(target, child, where) || 'true'})` : this.where(target, child, where)];
-      return `EXISTS (SELECT 1 FROM ${quote(target.table)} ${child} WHERE ${conditions.filter(Boolean).join(' AND ')})`;
+      return `EXISTS (SELECT 1 FROM ${quote(target.table)} ${child} WHERE ${conditions.filter(Boolean).join(' AND ')}${fence})`;
     };
     if (field.isList) {
       if (!isPlainObject(value)) throw new UnsupportedRead(`where ${model.name}.${field.name}`);
