@@ -313,6 +313,21 @@ describe('the statement PostgreSQL runs', () => {
     await expectSame('return', 'findMany', args);
   });
 
+  it('writes timestamps as Date#toISOString does, whatever their milliseconds, and a date as its midnight', async () => {
+    const returnId = (await db.prisma.return.findFirstOrThrow({ where: { storeId }, select: { id: true } })).id;
+    const moments = ['2026-03-01T10:00:00.000Z', '2026-03-01T10:00:00.100Z', '2026-03-01T10:00:00.120Z', '2026-03-01T10:00:00.123Z', '2026-03-01T10:00:59.009Z'];
+    const ids = [];
+    for (const moment of moments) {
+      const { id } = await db.prisma.returnNote.create({ data: { id: newId('returnNote'), returnId, content: moment, createdAt: new Date(moment) } });
+      ids.push(id);
+    }
+    const notes = (await expectSame('returnNote', 'findMany', { where: { id: { in: ids } }, orderBy: { createdAt: 'asc' }, select: { createdAt: true, return: { select: { createdAt: true } } } })) as {
+      createdAt: string;
+    }[];
+    expect(notes.map((note) => note.createdAt)).toEqual(moments);
+    await expectSame('inboundShipment', 'findMany', { where: { storeId }, orderBy: { id: 'asc' }, select: { estimatedArrivalDate: true, createdAt: true } });
+  });
+
   it("looks a filter's to-one row up by its key inside a relation read, whatever plan PostgreSQL settles on", async () => {
     // A line's claiming items: where every return had one status, a generic plan made the EXISTS a
     // join that scanned every return, and for each every item, per line (26 ms a page against 2.5).

@@ -3,14 +3,15 @@
 // plans from a GraphQL selection) into ONE SQL statement whose result PostgreSQL builds as
 // plain JSON, each row an array of its values that the statement's RowShape makes the object
 // Prisma would answer (rowShape.ts): every relation nested under its field name; amounts
-// as exact decimal text; timestamps as ISO 8601 text (what `Date#toISOString` writes);
+// as exact decimal text; timestamps as ISO 8601 text (what `Date#toISOString` writes, which
+// rowShape.ts finishes from the form PostgreSQL writes in JSON);
 // 64-bit integers as text. Nothing is read as a float and no row is materialised twice.
 //
 // The compiler is generic over the read model (src/generated/readModel.ts). A Prisma
 // argument it does not know is refused with UnsupportedRead rather than guessed at.
 import { DERIVED_VALUES } from './derived.ts';
 import type { ReadModel, ReadModelField, ReadModelModel } from './model.ts';
-import type { NestedShape, RowShape } from './rowShape.ts';
+import type { RowShape, ValueReading } from './rowShape.ts';
 
 export class UnsupportedRead extends Error {}
 
@@ -203,11 +204,11 @@ class Statement {
    */
   row(model: ReadModelModel, alias: string, args: Args, joins?: string[]): { sql: string; shape: RowShape } {
     const values: string[] = [];
-    const shape: RowShape = { keys: [], nested: [] };
-    const add = (key: string, sql: string, nested?: NestedShape) => {
+    const shape: RowShape = { keys: [], readings: [] };
+    const add = (key: string, sql: string, reading?: ValueReading) => {
       values.push(sql);
       shape.keys.push(key);
-      shape.nested.push(nested);
+      shape.readings.push(reading);
     };
     const select = args.select as Args | undefined;
     const include = args.include as Args | undefined;
@@ -231,7 +232,10 @@ class Statement {
       }
       if (field.kind === 'object') {
         const relation = this.relation(model, alias, field, value === true ? {} : (value as Args), joins);
-        add(key, relation.sql, relation.nested);
+        add(key, relation.sql, relation.reading);
+      } else if (field.type === 'DateTime' && !field.isList) {
+        // PostgreSQL writes a timestamp (a date as its midnight) in JSON cheaper than to_char does; rowShape.ts finishes it.
+        add(key, `${this.column(alias, field.column)}::timestamp`, 'timestamp');
       } else add(key, this.scalar(alias, field));
     }
     // A model has fewer fields than that (Store, the widest, 49): a row of more is no read of the model.
@@ -302,7 +306,7 @@ class Statement {
     field: ReadModelField,
     args: Args,
     joins: string[] | undefined,
-  ): { sql: string; nested: NestedShape } {
+  ): { sql: string; reading: ValueReading } {
     const target = this.modelOf(field.type);
     if (!field.isList) {
       for (const key of ['where', 'orderBy', 'take', 'skip', 'cursor', 'distinct']) {
@@ -311,7 +315,7 @@ class Statement {
       const owner = this.ownerReachedThrough(parentModel, parent, field, target);
       if (owner !== undefined) {
         const { sql, shape } = this.row(target, owner, args, joins);
-        return { sql, nested: { row: shape } };
+        return { sql, reading: { row: shape } };
       }
       if (joins) {
         // The key is unique on the target's side (Prisma requires it of a to-one relation), so the
@@ -327,13 +331,13 @@ class Statement {
         }
         const [[, matchedColumn]] = this.keyPairs(parentModel, field, target);
         const { sql, shape } = this.row(target, child, args, joins);
-        return { sql: `CASE WHEN ${child}.${quote(matchedColumn)} IS NULL THEN NULL ELSE ${sql} END`, nested: { row: shape } };
+        return { sql: `CASE WHEN ${child}.${quote(matchedColumn)} IS NULL THEN NULL ELSE ${sql} END`, reading: { row: shape } };
       }
       const child = this.alias();
       const link = this.join(parentModel, parent, field, target, child);
       const ownJoins: string[] = [];
       const { sql, shape } = this.row(target, child, args, ownJoins);
-      return { sql: `(SELECT ${sql} FROM ${quote(target.table)} ${child}${ownJoins.join('')} WHERE ${link} LIMIT 1)`, nested: { row: shape } };
+      return { sql: `(SELECT ${sql} FROM ${quote(target.table)} ${child}${ownJoins.join('')} WHERE ${link} LIMIT 1)`, reading: { row: shape } };
     }
     const page = this.page(target, args);
     const link = (alias: string) => this.join(parentModel, parent, field, target, alias);
@@ -348,7 +352,7 @@ class Statement {
       const { sql, shape } = this.row(target, child, args, ordersEveryRow(target, order.terms) ? rowJoins : undefined);
       return {
         sql: `(SELECT coalesce(json_agg(${sql}${orderClause(order.terms)}), '[]'::json) FROM ${quote(target.table)} ${child}${order.joins}${rowJoins.join('')} WHERE ${conditions.join(' AND ')})`,
-        nested: { rows: shape },
+        reading: { rows: shape },
       };
     }
     // A page of the relation: chosen in a subquery (which may sort the other way, for a negative
@@ -380,7 +384,7 @@ class Statement {
     const subquery =
       `SELECT ${[...columns, ...carried].join(', ')} FROM ${quote(target.table)} ${inner}${order.joins} ` +
       `WHERE ${conditions.join(' AND ')}${orderClause(scan)}${limits}`;
-    return { sql: `(SELECT coalesce(json_agg(${sql}${orderClause(outerTerms)}), '[]'::json) FROM (${subquery}) ${outer}${rowJoins.join('')})`, nested: { rows: shape } };
+    return { sql: `(SELECT coalesce(json_agg(${sql}${orderClause(outerTerms)}), '[]'::json) FROM (${subquery}) ${outer}${rowJoins.join('')})`, reading: { rows: shape } };
   }
 
   /** The alias of the row that the rows at `alias` belong to, when the to-one `field` leads back to it (see belongsTo). */
