@@ -10,7 +10,7 @@ import DataLoader from 'dataloader';
 import { readModel } from '../../generated/readModel.ts';
 import { compileCountBy, compileRead, parameterText, UnsupportedRead, type CompiledRead, type ReadKind } from './compile.ts';
 import type { ReadModelModel } from './model.ts';
-import { rowsOf, type RowShape } from './rowShape.ts';
+import { rowsOf, rowsReader } from './rowShape.ts';
 import { beforeStatement, storeChangesColumn, untakenChangesAlong, type StoreChanges } from '../storeChanges.ts';
 import { QUERY_CANCELED, type QueryOptions } from '../sqlChannel.ts';
 import type { Plain } from './plain.ts';
@@ -180,8 +180,8 @@ function copyDates(value: unknown, copies: Date[]): unknown {
   return copy;
 }
 
-/** A statement of a read: its rows come last first where `backward`, and as `shape` says (rowShape.ts). */
-type ReadStatement = CompiledRead & { backward: boolean; shape?: RowShape };
+/** A statement of a read: its rows come last first where `backward`, and `rows` makes them objects (rowShape.ts). */
+type ReadStatement = CompiledRead & { backward: boolean; rows?: (values: unknown[][]) => Record<string, unknown>[] };
 
 /** A kept statement: each slot's parameter is the text of the read's Date at `position` (in shapeText's order). */
 type KeptRead = ReadStatement & { dateSlots: { index: number; position: number }[] };
@@ -191,7 +191,7 @@ function withDates(kept: KeptRead, dates: Date[]): ReadStatement {
   // Each run gets its own parameters: a driver may keep or change the array it is given.
   const params = [...kept.params];
   for (const { index, position } of kept.dateSlots) params[index] = parameterText(dates[position]);
-  return { sql: kept.sql, params, searches: kept.searches, backward: kept.backward, shape: kept.shape };
+  return { sql: kept.sql, params, searches: kept.searches, backward: kept.backward, rows: kept.rows };
 }
 
 /**
@@ -221,30 +221,37 @@ function namesUniqueKey(model: ReadModelModel, where: Args | undefined): boolean
 /** `searchTimeLimitMs`: how long a statement that searches text may run (SEARCH_TIME_LIMIT_MS). */
 export function createReads(channel: ReadChannel, { searchTimeLimitMs = SEARCH_TIME_LIMIT_MS }: { searchTimeLimitMs?: number } = {}): Reads {
   const run = async (compiled: ReadStatement) => {
-    // Only a count has no shape, and a count is not run here.
-    const records = rowsOf(compiled.shape!, await columnOf<unknown[]>(channel, compiled, 'j', searchTimeLimitMs));
+    // Only a count has no rows to make, and a count is not run here.
+    const records = compiled.rows!(await columnOf<unknown[][]>(channel, compiled, 'j', searchTimeLimitMs));
     return compiled.backward ? records.reverse() : records;
   };
   // A statement is a function of its read's shape: compiling the read a page of returns makes took
   // ~100 times as long as keying it, so a read made again (a list polled, a page's first page, a
   // window ending now) reuses it with its own Dates in the statement's date slots.
   const compiledReads = new Map<string, KeptRead>();
+  /** A read compiled for this once: its rows are made key by key (rowsOf). */
+  const once = ({ shape, ...compiled }: ReturnType<typeof compileRead>): ReadStatement => ({
+    ...compiled,
+    rows: shape && ((values) => rowsOf(shape, values)),
+  });
   const compile = (modelName: string, kind: ReadKind, args: Args | undefined): ReadStatement => {
     const shape = readShape(modelName, kind, args);
-    if (!shape) return compileRead(readModel, modelName, kind, args);
+    if (!shape) return once(compileRead(readModel, modelName, kind, args));
     const kept = compiledReads.get(shape.key);
     if (kept) return withDates(kept, shape.dates);
     const copies: Date[] = [];
-    const { dates, ...compiled } = compileRead(readModel, modelName, kind, copyDates(args, copies) as Args | undefined);
+    const compiled = compileRead(readModel, modelName, kind, copyDates(args, copies) as Args | undefined);
+    // A Date that went into a list or a pattern is in the statement as its value: that read is compiled afresh.
+    if (compiled.dates.elsewhere) return once(compiled);
+    const { dates, shape: rowShape, ...statement } = compiled;
     const positions = new Map(copies.map((copy, position) => [copy, position]));
     const dateSlots = dates.slots.map(({ index, date }) => ({ index, position: positions.get(date)! }));
-    // A Date that went into a list or a pattern is in the statement as its value: that read is compiled afresh.
-    if (dates.elsewhere) return compiled;
     if (compiledReads.size >= COMPILED_READS_KEPT) compiledReads.delete(compiledReads.keys().next().value!);
-    const fresh: KeptRead = { ...compiled, dateSlots };
+    const fresh: KeptRead = { ...statement, rows: rowShape && rowsReader(rowShape), dateSlots };
     compiledReads.set(shape.key, fresh);
     return withDates(fresh, shape.dates);
   };
+
   const delegate = (model: ReadModelModel) => {
     const read = async (kind: ReadKind, args: Args | undefined) => run(compile(model.name, kind, args));
     const batches = new Map<string, DataLoader<string | number, unknown>>();
