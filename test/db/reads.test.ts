@@ -11,7 +11,7 @@ import { Decimal } from '../../src/domain/money.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { CLAIMING_RETURN_ITEMS } from '../../src/domain/returns/locking.ts';
 import { createTestDatabase } from '../support/db.ts';
-import { statementsDuring } from '../support/counts.ts';
+import { statementsDuring, statementsWithParamsDuring } from '../support/counts.ts';
 import { createTestOrder, insertTestReturn } from '../support/returnFixtures.ts';
 
 let db: Database;
@@ -244,18 +244,6 @@ describe('reads answer what Prisma answers, in one statement', () => {
   });
 });
 
-/** The statements (text and parameters) the reads ran while `run` ran. */
-async function statementsWithParams(run: () => Promise<unknown>): Promise<{ sql: string; params: unknown[] }[]> {
-  const seen: { sql: string; params: unknown[] }[] = [];
-  const stop = db.onStatement(({ sql, params }) => seen.push({ sql, params }));
-  try {
-    await run();
-  } finally {
-    stop();
-  }
-  return seen;
-}
-
 /** The plan PostgreSQL makes of `statement` for any parameters (the plan a prepared statement settles on), as EXPLAIN's JSON. */
 async function genericPlan({ sql, params }: { sql: string; params: unknown[] }): Promise<PlanNode> {
   const literal = (value: unknown) => (typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`);
@@ -294,7 +282,7 @@ describe('the statement PostgreSQL runs', () => {
         _count: { select: { notes: true } },
       },
     } as const;
-    const [statement] = await statementsWithParams(() => db.reads.return.findMany(args));
+    const [statement] = await statementsWithParamsDuring(db, () => db.reads.return.findMany(args));
     const carried = (await db.sql.query<{ j: unknown }>(statement.sql, statement.params)).map((row) => row.j);
     const answered = toPlain(await db.prisma.return.findMany(args)) as Record<string, unknown>[];
     expect(carried).toHaveLength(answered.length);
@@ -343,7 +331,7 @@ describe('the statement PostgreSQL runs', () => {
       orderBy: { id: 'asc' },
       select: { id: true, quantity: true, returnItems: { where: CLAIMING_RETURN_ITEMS, orderBy: { id: 'asc' }, select: { quantity: true } } },
     } as const;
-    const [statement] = await statementsWithParams(() => db.reads.orderLineItem.findMany(args));
+    const [statement] = await statementsWithParamsDuring(db, () => db.reads.orderLineItem.findMany(args));
     await expectSame('orderLineItem', 'findMany', args);
     const returnScans = planNodes(await genericPlan(statement)).filter((node) => node['Relation Name'] === 'Return');
     expect(returnScans.length).toBeGreaterThan(0);

@@ -20,9 +20,14 @@ const TRANSACTION_CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK)\b|^-- Implicit "(BEGIN|
 
 /** The SQL statements Prisma ran on `db` while `run` ran, transaction control aside. */
 export async function statementsDuring(db: Database, run: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const stop = db.onStatement(({ sql }) => {
-    if (!TRANSACTION_CONTROL.test(sql)) seen.push(sql);
+  return (await statementsWithParamsDuring(db, run)).map(({ sql }) => sql);
+}
+
+/** statementsDuring's statements with their parameters, to run one again. */
+export async function statementsWithParamsDuring(db: Database, run: () => Promise<unknown>): Promise<{ sql: string; params: unknown[] }[]> {
+  const seen: { sql: string; params: unknown[] }[] = [];
+  const stop = db.onStatement(({ sql, params }) => {
+    if (!TRANSACTION_CONTROL.test(sql)) seen.push({ sql, params });
   });
   try {
     await run();
