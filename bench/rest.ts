@@ -35,7 +35,8 @@
 // authentication, where routing weighs most.
 // Run on in-memory PGlite and on a scratch PostgreSQL database (dropped after).
 // BENCH_REST_ONLY names the parts to measure, comma-separated: `returns` the returns page,
-// `warehouse` the warehouse door's return list beside its replay (e.g. returns,warehouse).
+// `warehouse` the warehouse door's return list beside its replay, `v3rest` the /v3/rest returns
+// page beside its replay (e.g. returns,warehouse).
 // BENCH_PROFILE=rest,memory writes a CPU profile of this process while those variants
 // are under load (bench/profiles/), with a summary.
 import http from 'node:http';
@@ -83,7 +84,7 @@ const PROFILED = (process.env.BENCH_PROFILE ?? '').split(',').filter(Boolean);
 const PROFILE_DIR = fileURLToPath(new URL('./profiles', import.meta.url));
 const ONLY = (process.env.BENCH_REST_ONLY ?? '').split(',').filter(Boolean);
 /** Whether this run measures `part`: every part when BENCH_REST_ONLY names none. */
-const measures = (part: 'returns' | 'warehouse') => ONLY.length === 0 || ONLY.includes(part);
+const measures = (part: 'returns' | 'warehouse' | 'v3rest') => ONLY.length === 0 || ONLY.includes(part);
 const PAGE = 20;
 const RETURNS = 40;
 const EMAILS = 50;
@@ -605,7 +606,7 @@ async function benchDatabase(label: string, db: Database, peers: Peer[], serverS
     if (ONLY.length === 0) {
       printTable(`${label}: the store lookup, the cheapest operation, client authenticated once: SOFA's route handling against a route table's`, await measureLoad(lookup, load('lookup')), PAGE_RATIOS);
     }
-    if (measures('warehouse')) await benchOtherReads(label, db, `${appBase}`, bench.base, fixture, headers, load('reads'));
+    if (measures('warehouse') || measures('v3rest')) await benchOtherReads(label, db, `${appBase}`, bench.base, fixture, headers, load('reads'));
     return results as Results;
   } finally {
     await bench.close();
@@ -645,12 +646,13 @@ async function benchOtherReads(
 ): Promise<void> {
   const store = `/stores/${fixture.storeId}`;
   const warehouse: [string, string] = [`warehouse return list (${RETURNS} returns)`, '/api/v1/warehouse/return/list'];
-  const reads: [string, string][] = ONLY.length > 0 ? [warehouse] : [
+  const v3rest: [string, string] = [`/v3/rest returns, page of ${PAGE}`, `/v3/rest/returns?first=${PAGE}`];
+  const reads: [string, string][] = ONLY.length > 0 ? [...(measures('warehouse') ? [warehouse] : []), ...(measures('v3rest') ? [v3rest] : [])] : [
     ['GET order', `/v2.2${store}/orders/${fixture.orderId}`],
     ['GET customer', `/v2.2${store}/customers?email=${encodeURIComponent(fixture.customerEmail)}`],
     [`inventory levels, page of ${PAGE}`, `/v2.2${store}/inventory-levels?page-size=${PAGE}`],
     warehouse,
-    [`/v3/rest returns, page of ${PAGE}`, `/v3/rest/returns?first=${PAGE}`],
+    v3rest,
   ];
   for (const [name, path] of reads) {
     await fetch(`${appBase}${path}`, { headers }).then((r) => r.text());
