@@ -238,6 +238,14 @@ describe('the planned path', () => {
     expect(planned).toBe(ordinary);
   });
 
+  it('runs the response key __proto__ the ordinary way, which answers it as a key', async () => {
+    const document = parse(`query Proto { returns(first: 1) { nodes { __proto__: id number } } }`);
+    const { planned, ordinary, paths } = await bothWays(document, {});
+    expect(paths).toEqual(['fallback']);
+    expect(planned).toBe(ordinary);
+    expect(planned).toContain('"__proto__":"');
+  });
+
   it('serves both doors planned and counts each path on /metrics', async () => {
     const restAnswer = await call(server, 'GET', `/v2.2/stores/${store.storeId}/returns?page-size=2`, { secret: store.secret });
     expect(restAnswer.status).toBe(200);
