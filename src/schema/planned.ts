@@ -328,9 +328,8 @@ function infoOf(run: Run, field: PlannedField): GraphQLResolveInfo {
 }
 
 /**
- * A field whose resolver answered a promise (plugin-relay's id fields are async) is filled in when
- * it settles: its key is already set, so the object keeps the selection's order, and the promise
- * joins `run.pending`.
+ * A field whose resolver answered a promise is filled in when it settles: its key is already set,
+ * so the object keeps the selection's order, and the promise joins `run.pending`.
  */
 function settle(out: Record<string, unknown>, key: string, value: PromiseLike<unknown>, complete: Completer, run: Run): void {
   const settled = Promise.resolve(value).then((v) => {
