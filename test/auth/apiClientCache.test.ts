@@ -56,7 +56,12 @@ describe('the API-client cache', () => {
     const elsewhere = otherInstance ?? server.db;
     await elsewhere.sql.query(`UPDATE "ApiClient" SET "revokedAt" = now() WHERE id = $1`, [client.clientId]);
     await elsewhere.sql.query(`SELECT pg_notify($1, $2)`, [API_CLIENT_CHANNEL, client.clientId]);
-    await waitFor(async () => isAuthFailure(await here.authenticate(client.secret)), 'the revocation to reach this instance', 5_000);
+    // Each listening connection gets the notification on its own; neither is promised to hear it before the other.
+    await waitFor(
+      async () => isAuthFailure(await here.authenticate(client.secret)) && isAuthFailure(await there.authenticate(client.secret)),
+      'the revocation to reach both instances',
+      5_000,
+    );
     expect(await here.authenticate(client.secret)).toEqual({ status: 401, message: 'this API client has been revoked' });
     expect(await there.authenticate(client.secret)).toEqual({ status: 401, message: 'this API client has been revoked' });
   });
