@@ -74,6 +74,7 @@ import { sofaRouter as serviceSofaRouter } from '../src/rest/sofa.ts';
 import { cpuMsOf, measureLoad, type LoadRequest, type Measured, type Variant } from './load.ts';
 import { POSTGRAPHILE_RETURNS_PAGE, startPostGraphile, startPostGraphile5, type Peer } from './peer.ts';
 import { withReadsInMemory } from './readsInMemory.ts';
+import { statementsWithParamsDuring } from '../test/support/counts.ts';
 
 /** Seconds of load per variant (over ROUNDS rounds); the whole bench stays within a few minutes. */
 const SECONDS = Number(process.env.BENCH_REST_SECONDS ?? 4);
@@ -451,20 +452,13 @@ async function sameReturnsPage(variant: string, door: Promise<Response>, other: 
   if (a.headers.get('x-page-next') !== b.headers.get('x-page-next')) throw new Error(`the ${variant} returns page names another next page than the door`);
 }
 
-/** The statements the database ran for one request, BEGIN, COMMIT and ROLLBACK aside. */
-async function statementsOf(db: Database, request: () => Promise<Response>): Promise<{ sql: string; params: unknown[] }[]> {
-  const seen: { sql: string; params: unknown[] }[] = [];
-  const stop = db.onStatement((statement) => {
-    if (!/^\s*(BEGIN|COMMIT|ROLLBACK)\b|^-- Implicit/i.test(statement.sql)) seen.push({ sql: statement.sql, params: statement.params });
-  });
-  try {
+/** The statements the database ran for one request, transaction control aside. */
+function statementsOf(db: Database, request: () => Promise<Response>): Promise<{ sql: string; params: unknown[] }[]> {
+  return statementsWithParamsDuring(db, async () => {
     const response = await request();
     await response.text();
     if (!response.ok) throw new Error(`${response.url} answered ${response.status}`);
-  } finally {
-    stop();
-  }
-  return seen;
+  });
 }
 
 function printTable(title: string, rows: Measured[], ratios: [string, string][]) {
