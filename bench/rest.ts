@@ -639,16 +639,17 @@ async function benchOtherReads(
   options: Parameters<typeof measureLoad>[1],
 ): Promise<void> {
   const store = `/stores/${fixture.storeId}`;
-  const warehouse: [string, string] = [`warehouse return list (${RETURNS} returns)`, '/api/v1/warehouse/return/list'];
-  const v3rest: [string, string] = [`/v3/rest returns, page of ${PAGE}`, `/v3/rest/returns?first=${PAGE}`];
-  const reads: [string, string][] = ONLY.length > 0 ? [...(measures('warehouse') ? [warehouse] : []), ...(measures('v3rest') ? [v3rest] : [])] : [
-    ['GET order', `/v2.2${store}/orders/${fixture.orderId}`],
-    ['GET customer', `/v2.2${store}/customers?email=${encodeURIComponent(fixture.customerEmail)}`],
-    [`inventory levels, page of ${PAGE}`, `/v2.2${store}/inventory-levels?page-size=${PAGE}`],
+  // The third name labels the read's CPU profile, so that each read's profile is a file of its own.
+  const warehouse: [string, string, string] = [`warehouse return list (${RETURNS} returns)`, '/api/v1/warehouse/return/list', 'warehouse'];
+  const v3rest: [string, string, string] = [`/v3/rest returns, page of ${PAGE}`, `/v3/rest/returns?first=${PAGE}`, 'v3rest'];
+  const reads: [string, string, string][] = ONLY.length > 0 ? [...(measures('warehouse') ? [warehouse] : []), ...(measures('v3rest') ? [v3rest] : [])] : [
+    ['GET order', `/v2.2${store}/orders/${fixture.orderId}`, 'order'],
+    ['GET customer', `/v2.2${store}/customers?email=${encodeURIComponent(fixture.customerEmail)}`, 'customer'],
+    [`inventory levels, page of ${PAGE}`, `/v2.2${store}/inventory-levels?page-size=${PAGE}`, 'levels'],
     warehouse,
     v3rest,
   ];
-  for (const [name, path] of reads) {
+  for (const [name, path, profileName] of reads) {
     await fetch(`${appBase}${path}`, { headers }).then((r) => r.text());
     const statements = await statementsOf(db, () => fetch(`${appBase}${path}`, { headers }));
     replays.set(name, statements);
@@ -658,7 +659,7 @@ async function benchOtherReads(
         { name: 'door', request: { url: `${appBase}${path}`, headers } },
         { name: 'replay', request: { url: `${benchBase}/replay/${encodeURIComponent(name)}`, headers } },
       ],
-      options,
+      { ...options, profile: options.profile && { ...options.profile, label: `${options.profile.label}-${profileName}` } },
     );
     const loads = [loadBefore, os.loadavg()].map((l) => l.map((v) => v.toFixed(1)).join(' '));
     printTable(`${label}: ${name} (${path.replace(fixture.storeId, '{id}')}): ${statements.length} statement(s); load average ${loads[0]} before, ${loads[1]} after`, rows, [['door', 'replay']]);
