@@ -145,7 +145,8 @@ export function createSofaDoor({ logger, newContext }: DoorDeps): Door {
     response.headers.forEach((value, name) => {
       out[name] = value;
     });
-    return { status: response.status, headers: out, body: Buffer.from(await response.arrayBuffer()) };
+    // Its body is the string it was made as (JSON, text): kept a string until the socket encodes it once.
+    return { status: response.status, headers: out, body: await response.text() };
   }
 
   let documented: DoorResponse | undefined;

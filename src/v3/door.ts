@@ -270,6 +270,7 @@ export function createGraphQLDoor({ db, logger, config, tracing, live, newContex
     if (response.body && (response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
       return { status: response.status, headers: out, stream: eventStreamText(response.body, onStreamEnd) };
     }
-    return { status: response.status, headers: out, body: Buffer.from(await response.arrayBuffer()) };
+    // Its body is the string it was made as (JSON, text): kept a string until the socket encodes it once.
+    return { status: response.status, headers: out, body: await response.text() };
   }
 }

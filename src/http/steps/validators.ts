@@ -131,10 +131,10 @@ function withoutHeader(headers: Record<string, string> | undefined, name: string
 /** A GraphQL answer (a JSON object) that reports errors at its top level. */
 function reportsErrors(response: DoorResponse): boolean {
   if (response.body === undefined || !/json/i.test(headerNamed(response.headers, 'content-type') ?? '')) return false;
-  const body = typeof response.body === 'string' ? response.body : response.body.toString('utf8');
-  if (!body.includes('"errors"')) return false;
+  // Most answers are large and error-free: the search needs no decoded copy of them.
+  if (!response.body.includes('"errors"')) return false;
   try {
-    const parsed: unknown = JSON.parse(body);
+    const parsed: unknown = JSON.parse(typeof response.body === 'string' ? response.body : response.body.toString('utf8'));
     return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && 'errors' in parsed;
   } catch {
     return false;
