@@ -88,6 +88,16 @@ export type JsonBody = { ok: true; value: unknown } | { ok: false; message: stri
 
 const refused = (issue: InputIssue): JsonBody => ({ ok: false, message: `${issue.path ? `${issue.path}: ` : ''}${issue.message}`, issues: [issue] });
 
+/**
+ * A fetch Response's body (yoga's, SOFA's) as the bytes it holds, not copied again: a Response
+ * made of a Buffer hands that Buffer out, one made of a string is encoded once here.
+ */
+export async function bodyBytes(response: Response): Promise<Buffer> {
+  // The ponyfill's arrayBuffer() is its Buffer; Buffer.from(an ArrayBuffer) is a view, not a copy.
+  const bytes = (await response.arrayBuffer()) as ArrayBuffer | Buffer;
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes);
+}
+
 /** Parses a JSON request body and runs the input check on it (inputText.ts); an empty body is `undefined`. */
 export function parseJsonBody(request: DoorRequest): JsonBody {
   if (request.body.length === 0) return { ok: true, value: undefined };

@@ -16,7 +16,7 @@ import {
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { createSofa, createSofaRouter } from 'sofa-api';
 import { isAuthFailure, readSecret } from '../auth/authenticate.ts';
-import { header, readRequestInput, type Door, type DoorRequest, type DoorResponse, type JsonBody } from '../http/door.ts';
+import { bodyBytes, header, readRequestInput, type Door, type DoorRequest, type DoorResponse, type JsonBody } from '../http/door.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import { classifyError } from '../schema/errors.ts';
 import { schema } from '../schema/index.ts';
@@ -145,8 +145,7 @@ export function createSofaDoor({ logger, newContext }: DoorDeps): Door {
     response.headers.forEach((value, name) => {
       out[name] = value;
     });
-    // Its body is the string it was made as (JSON, text): kept a string until the socket encodes it once.
-    return { status: response.status, headers: out, body: await response.text() };
+    return { status: response.status, headers: out, body: await bodyBytes(response) };
   }
 
   let documented: DoorResponse | undefined;
@@ -207,7 +206,8 @@ export function createSofaDoor({ logger, newContext }: DoorDeps): Door {
     // The name exists but not with this method or shape (GET on a mutation, an id SOFA does not take, ...).
     if (!response || (response.status === 404 && !/problem\+json/.test(response.headers?.['content-type'] ?? ''))) return notFound();
     // A query by id answers null for an id that is unknown or another store's: on REST that subject does not exist.
-    if (request.method === 'GET' && response.status === 200 && response.body?.toString() === 'null') {
+    // (The length first: a page's answer is not decoded to be compared with four bytes.)
+    if (request.method === 'GET' && response.status === 200 && response.body?.length === 4 && response.body.toString() === 'null') {
       return problem(404, `no ${route.slice(SOFA_PREFIX.length + 1).split('/')[0]} with that id in this store`, { instance });
     }
     if (/problem\+json/.test(response.headers?.['content-type'] ?? '') && response.body) {

@@ -13,7 +13,7 @@ import { schema } from '../schema/index.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import { classifyError, toGraphQLError } from '../schema/errors.ts';
 import { readSecret, isAuthFailure } from '../auth/authenticate.ts';
-import { header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
+import { bodyBytes, header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
 import type { DoorDeps } from '../http/appDeps.ts';
 import { graphqlLimitPlugins } from './limits.ts';
 import { openStreamsUpTo, streamAccess } from '../live/openStreams.ts';
@@ -270,7 +270,6 @@ export function createGraphQLDoor({ db, logger, config, tracing, live, newContex
     if (response.body && (response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
       return { status: response.status, headers: out, stream: eventStreamText(response.body, onStreamEnd) };
     }
-    // Its body is the string it was made as (JSON, text): kept a string until the socket encodes it once.
-    return { status: response.status, headers: out, body: await response.text() };
+    return { status: response.status, headers: out, body: await bodyBytes(response) };
   }
 }
