@@ -58,6 +58,17 @@ export function orderNumberOf(name: string): string | null {
 export const ORIGIN_COUNTRY_SELECT = { originAddress: true, order: { select: { shippingAddress: true } } } satisfies Prisma.ReturnSelect;
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+/** English names by two-letter code, asked of ICU once each (a page asks for every return's); at most 26 × 26 entries. */
+const regionNameByCode = new Map<string, string>();
+
+function regionName(code: string): string {
+  let name = regionNameByCode.get(code);
+  if (name === undefined) {
+    name = regionNames.of(code) ?? code;
+    regionNameByCode.set(code, name);
+  }
+  return name;
+}
 
 /**
  * The country the return ships from: its origin address's, else (none given) its order's
@@ -73,7 +84,7 @@ export function originCountryOf(ret: { originAddress: unknown; order: { shipping
   if (given === '') return { code: null, name: null };
   if (!/^[A-Za-z]{2}$/.test(given)) return { code: null, name: given };
   const code = given.toUpperCase();
-  return { code, name: regionNames.of(code) ?? code };
+  return { code, name: regionName(code) };
 }
 
 /** What describing a returned item's variant and picture reads; usable as a Prisma `select` on ReturnItem. */
