@@ -75,6 +75,12 @@ export interface Door {
    * validator, so none is worked out for it. Absent, the door never streams events.
    */
   answersWithEventStream?(request: DoorRequest): boolean;
+  /**
+   * True when the door's answers are GraphQL responses (v3), whose 200 may report errors at its
+   * top level; such an answer gets no validator. The other doors answer a failure in their own
+   * format and status, so their 200s are not searched for errors.
+   */
+  answersGraphQL?: boolean;
   /** A failure found before the door ran (body too large, ...), in the door's own format. */
   reject(status: number, message: string, request: Pick<DoorRequest, 'method' | 'url' | 'requestId'>): DoorResponse;
 }

@@ -208,6 +208,7 @@ export function createGraphQLDoor({ db, logger, config, tracing, live, newContex
     reject: (status, message) => graphqlError(status, REJECTION_CODES[status] ?? 'INTERNAL_SERVER_ERROR', message),
     credentials: (request) => readSecret(header(request, 'authorization')),
     routeOf: ({ url }) => (url.pathname === ENDPOINT || url.pathname === SDL_PATH ? url.pathname : undefined),
+    answersGraphQL: true,
     answersWithEventStream: (request) => {
       const accept = header(request, 'accept');
       return Boolean(accept?.includes('text/event-stream')) && (!acceptsJsonAnswer(accept) || subscribes(request.url));

@@ -28,8 +28,9 @@
 //   answer gets them in its head. Left alone: answers whose door set its own Cache-Control (a
 //   window ending now changes with the clock, not with writes: the compat list), event streams
 //   (the door says beforehand which GETs it answers as one: urql names text/event-stream in
-//   the Accept of every query, which is still answered as JSON), and GraphQL answers reporting
-//   errors (a transient failure must not be kept as the answer).
+//   the Accept of every query, which is still answered as JSON), and v3's GraphQL answers
+//   reporting errors (a transient failure must not be kept as the answer; the other doors
+//   answer failures with a status of their own, so their 200s are not searched).
 // - With read replicas (db/replicas.ts) the counters, read on the primary, may count writes a
 //   replica has not replayed yet: an answer read there would be older than its validator and
 //   would then be kept as current. So the counters are read together with the WAL position
@@ -50,7 +51,7 @@ import { negotiateEncoding } from '../compression.ts';
 import type { Database } from '../../db/database.ts';
 import { readsReplayedTo } from '../../db/replicas.ts';
 import { ChangesAlong, readingChangesAlong, readStoreChanges, readStoreChangesWithPosition, type StoreChanges } from '../../db/storeChanges.ts';
-import { header, type DoorRequest, type DoorResponse } from '../door.ts';
+import { header, type Door, type DoorRequest, type DoorResponse } from '../door.ts';
 import type { Step } from '../step.ts';
 import { standingBudget } from './rateLimit.ts';
 
@@ -141,12 +142,12 @@ function reportsErrors(response: DoorResponse): boolean {
   }
 }
 
-/** A 200 the validator may stand for (see the top of this file for what is left alone). */
-function validatable(response: DoorResponse): boolean {
+/** A 200 of `door` the validator may stand for (see the top of this file for what is left alone). */
+function validatable(door: Door, response: DoorResponse): boolean {
   if (response.status !== 200) return false;
   if (headerNamed(response.headers, 'cache-control') !== undefined || headerNamed(response.headers, 'etag') !== undefined) return false;
   if (/^text\/event-stream/i.test(headerNamed(response.headers, 'content-type') ?? '')) return false;
-  return !reportsErrors(response);
+  return !(door.answersGraphQL && reportsErrors(response));
 }
 
 /** Vary naming `names` besides what it named already. */
@@ -214,7 +215,7 @@ export function validatorsStep(db: Database, secret: string, rateLimiter: RateLi
         // Nothing to compare before answering: the answer's first statement reads the changes along.
         const along = new ChangesAlong(caller.store.id, db.sql);
         const response = await readingChangesAlong(along, handle);
-        return validatable(response) ? validated(response, currentTag(caller, request, await along.changes()), request) : response;
+        return validatable(door, response) ? validated(response, currentTag(caller, request, await along.changes()), request) : response;
       }
       const { changes, position } = await storeChanges(caller.store.id);
       const tag = currentTag(caller, request, changes);
@@ -223,7 +224,7 @@ export function validatorsStep(db: Database, secret: string, rateLimiter: RateLi
         return notModified({ status: 200, headers: { ...budget, etag: tag, 'cache-control': VALIDATED_CACHE_CONTROL, vary: varyOf(request).join(', ') } });
       }
       const response = await (position === undefined ? handle() : readsReplayedTo(position, handle));
-      const answer = validatable(response) ? validated(response, tag, request) : response;
+      const answer = validatable(door, response) ? validated(response, tag, request) : response;
       if (condition?.any && answer.status === 200) {
         // The answer exists, which is all `*` asks; its body is not sent.
         await response.stream?.[Symbol.asyncIterator]().return?.();
