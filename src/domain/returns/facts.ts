@@ -9,9 +9,18 @@ type Instant = Date | string;
 
 const time = (value: Instant) => new Date(value).getTime();
 
+/**
+ * Whether `a` is after `b`. Two instants written alike in UTC (as reads answer them:
+ * 2026-11-30T00:13:34.663Z) order as their text, without being parsed; others are parsed.
+ */
+function isAfter(a: Instant, b: Instant): boolean {
+  if (typeof a === 'string' && typeof b === 'string' && a.length === b.length && a.endsWith('Z') && b.endsWith('Z')) return a > b;
+  return time(a) > time(b);
+}
+
 /** When the return last changed after its creation; null while it is as created. */
 export function editedAtOf<T extends Instant>(ret: { createdAt: T; updatedAt: T }): T | null {
-  return time(ret.updatedAt) > time(ret.createdAt) ? ret.updatedAt : null;
+  return isAfter(ret.updatedAt, ret.createdAt) ? ret.updatedAt : null;
 }
 
 /**
@@ -70,16 +79,19 @@ function regionName(code: string): string {
   return name;
 }
 
+/** An address's country as given, trimmed; empty when it names none. */
+function countryIn(address: unknown): string {
+  return address !== null && typeof address === 'object' && typeof (address as { country?: unknown }).country === 'string'
+    ? (address as { country: string }).country.trim()
+    : '';
+}
+
 /**
  * The country the return ships from: its origin address's, else (none given) its order's
  * shipping address's. A two-letter value is the ISO code and gives the English name; other
  * text (an origin address given to returnCreate is stored as sent) is the name, without a code.
  */
 export function originCountryOf(ret: { originAddress: unknown; order: { shippingAddress: unknown } | null }): { code: string | null; name: string | null } {
-  const countryIn = (address: unknown) =>
-    address !== null && typeof address === 'object' && typeof (address as { country?: unknown }).country === 'string'
-      ? (address as { country: string }).country.trim()
-      : '';
   const given = countryIn(ret.originAddress) || countryIn(ret.order?.shippingAddress);
   if (given === '') return { code: null, name: null };
   if (!/^[A-Za-z]{2}$/.test(given)) return { code: null, name: given };
