@@ -94,6 +94,24 @@ export type JsonBody = { ok: true; value: unknown } | { ok: false; message: stri
 
 const refused = (issue: InputIssue): JsonBody => ({ ok: false, message: `${issue.path ? `${issue.path}: ` : ''}${issue.message}`, issues: [issue] });
 
+/** The request's headers for a fetch-API handler (yoga, SOFA's router), repeated ones joined. */
+export function fetchHeaders(request: DoorRequest): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return headers;
+}
+
+/** A fetch Response's headers as a door answers them. */
+export function answerHeaders(response: Response): Record<string, string> {
+  const out: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
+}
+
 /**
  * A fetch Response's body (yoga's, SOFA's) as the bytes it holds, not copied again: a Response
  * made of a Buffer hands that Buffer out, one made of a string is encoded once here.

@@ -16,7 +16,7 @@ import {
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { createSofa, createSofaRouter } from 'sofa-api';
 import { isAuthFailure, readSecret } from '../auth/authenticate.ts';
-import { bodyBytes, header, readRequestInput, type Door, type DoorRequest, type DoorResponse, type JsonBody } from '../http/door.ts';
+import { answerHeaders, bodyBytes, fetchHeaders, header, readRequestInput, type Door, type DoorRequest, type DoorResponse, type JsonBody } from '../http/door.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import { classifyError } from '../schema/errors.ts';
 import { schema } from '../schema/index.ts';
@@ -129,22 +129,15 @@ export function createSofaDoor({ logger, newContext }: DoorDeps): Door {
   }
 
   async function viaSofa(request: DoorRequest, gqlContext: GraphQLContext | undefined): Promise<DoorResponse | undefined> {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-    }
     const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body.length > 0;
     const response = await router().router.fetch(
       request.url.toString(),
-      { method: request.method, headers, body: hasBody ? new Uint8Array(request.body) : undefined },
+      { method: request.method, headers: fetchHeaders(request), body: hasBody ? new Uint8Array(request.body) : undefined },
       { gqlContext } as never,
     );
     // fets answers nothing when no route matches (its landing page is off).
     if (!response) return undefined;
-    const out: Record<string, string> = {};
-    response.headers.forEach((value, name) => {
-      out[name] = value;
-    });
+    const out = answerHeaders(response);
     return { status: response.status, headers: out, body: await bodyBytes(response) };
   }
 

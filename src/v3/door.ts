@@ -13,7 +13,7 @@ import { schema } from '../schema/index.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import { classifyError, toGraphQLError } from '../schema/errors.ts';
 import { readSecret, isAuthFailure } from '../auth/authenticate.ts';
-import { bodyBytes, header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
+import { answerHeaders, bodyBytes, fetchHeaders, header, json, parseJsonBody, type Door, type DoorRequest, type DoorResponse } from '../http/door.ts';
 import type { DoorDeps } from '../http/appDeps.ts';
 import { graphqlLimitPlugins } from './limits.ts';
 import { openStreamsUpTo, streamAccess } from '../live/openStreams.ts';
@@ -254,20 +254,13 @@ export function createGraphQLDoor({ db, logger, config, tracing, live, newContex
 
   /** Yoga's answer; an event stream is handed on as a stream (`onStreamEnd` runs when it ends), anything else whole. */
   async function runYoga(request: DoorRequest, gqlContext: GraphQLContext | undefined, onStreamEnd = () => {}): Promise<DoorResponse> {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-    }
     const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
     const response = await yoga.fetch(
       request.url.toString(),
-      { method: request.method, headers, body: hasBody ? new Uint8Array(request.body) : undefined },
+      { method: request.method, headers: fetchHeaders(request), body: hasBody ? new Uint8Array(request.body) : undefined },
       { gqlContext: gqlContext! },
     );
-    const out: Record<string, string> = {};
-    response.headers.forEach((value, name) => {
-      out[name] = value;
-    });
+    const out = answerHeaders(response);
     if (response.body && (response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
       return { status: response.status, headers: out, stream: eventStreamText(response.body, onStreamEnd) };
     }
