@@ -639,17 +639,18 @@ async function benchOtherReads(
   options: Parameters<typeof measureLoad>[1],
 ): Promise<void> {
   const store = `/stores/${fixture.storeId}`;
-  // The third name labels the read's CPU profile, so that each read's profile is a file of its own.
-  const warehouse: [string, string, string] = [`warehouse return list (${RETURNS} returns)`, '/api/v1/warehouse/return/list', 'warehouse'];
-  const v3rest: [string, string, string] = [`/v3/rest returns, page of ${PAGE}`, `/v3/rest/returns?first=${PAGE}`, 'v3rest'];
-  const reads: [string, string, string][] = ONLY.length > 0 ? [...(measures('warehouse') ? [warehouse] : []), ...(measures('v3rest') ? [v3rest] : [])] : [
-    ['GET order', `/v2.2${store}/orders/${fixture.orderId}`, 'order'],
-    ['GET customer', `/v2.2${store}/customers?email=${encodeURIComponent(fixture.customerEmail)}`, 'customer'],
-    [`inventory levels, page of ${PAGE}`, `/v2.2${store}/inventory-levels?page-size=${PAGE}`, 'levels'],
+  /** `profileName` names the read's CPU profile file, so that each read's profile is a file of its own. */
+  type Read = { name: string; path: string; profileName: string };
+  const warehouse: Read = { name: `warehouse return list (${RETURNS} returns)`, path: '/api/v1/warehouse/return/list', profileName: 'warehouse' };
+  const v3rest: Read = { name: `/v3/rest returns, page of ${PAGE}`, path: `/v3/rest/returns?first=${PAGE}`, profileName: 'v3rest' };
+  const reads: Read[] = ONLY.length > 0 ? [...(measures('warehouse') ? [warehouse] : []), ...(measures('v3rest') ? [v3rest] : [])] : [
+    { name: 'GET order', path: `/v2.2${store}/orders/${fixture.orderId}`, profileName: 'order' },
+    { name: 'GET customer', path: `/v2.2${store}/customers?email=${encodeURIComponent(fixture.customerEmail)}`, profileName: 'customer' },
+    { name: `inventory levels, page of ${PAGE}`, path: `/v2.2${store}/inventory-levels?page-size=${PAGE}`, profileName: 'levels' },
     warehouse,
     v3rest,
   ];
-  for (const [name, path, profileName] of reads) {
+  for (const { name, path, profileName } of reads) {
     await fetch(`${appBase}${path}`, { headers }).then((r) => r.text());
     const statements = await statementsOf(db, () => fetch(`${appBase}${path}`, { headers }));
     replays.set(name, statements);
